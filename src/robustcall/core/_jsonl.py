@@ -1,0 +1,123 @@
+"""JSONL reading and append-only writing with errors that name the file and line."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class JsonlError(ValueError):
+    """A line of a JSONL file could not be read; the message names the file and line."""
+
+    def __init__(self, path: Path | str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+
+
+def dump_record(record: BaseModel) -> str:
+    """One canonical JSON line (no trailing newline): aliases, no nulls, stable key order."""
+    return record.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def iter_json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, parsed_json)`` for every non-blank line."""
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JsonlError(path, lineno, f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+def read_jsonl(path: Path | str, model: type[M]) -> list[M]:
+    """Read and validate every line; a bad line raises ``JsonlError`` naming file, line and field."""
+    out: list[M] = []
+    for lineno, obj in iter_json_lines(path):
+        out.append(validate_line(path, lineno, obj, model))
+    return out
+
+
+def validate_line(path: Path | str, lineno: int, obj: Any, model: type[M]) -> M:
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<record>"
+        raise JsonlError(path, lineno, f"field {where}: {first['msg']}") from None
+
+
+def read_checkpoint(path: Path | str, model: type[M]) -> list[M]:
+    """Read an append-only stream written by ``JsonlAppender``, tolerating a torn last line.
+
+    A process killed mid-write leaves a partial final line; it is cut off (the file is truncated
+    to the last complete record) so that resuming appends after whole records only.
+    """
+    p = Path(path)
+    if not p.exists():
+        return []
+    data = p.read_bytes()
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        with open(p, "r+b") as fh:
+            fh.truncate(end)
+        data = data[:end]
+    out: list[M] = []
+    for lineno, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise JsonlError(p, lineno, f"invalid JSON ({exc.msg})") from None
+        out.append(validate_line(p, lineno, obj, model))
+    return out
+
+
+class JsonlAppender:
+    """Append records one whole line at a time, flushed so a kill loses at most the line in flight."""
+
+    def __init__(self, path: Path | str, *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[str] = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())
+        self._fsync = fsync
+
+    def write(self, record: BaseModel) -> None:
+        self._fh.write(dump_record(record) + "\n")
+        self._fh.flush()
+        if self._fsync:
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_jsonl(path: Path | str, records: Iterable[BaseModel]) -> int:
+    """Write records to a fresh file atomically (temp file + rename); return the count."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    n = 0
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        for r in records:
+            fh.write(dump_record(r) + "\n")
+            n += 1
+    os.replace(tmp, p)
+    return n

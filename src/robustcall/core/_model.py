@@ -1,0 +1,183 @@
+"""The shared data model: every package speaks about these records.
+
+Sample records round-trip the RobustBench-TC release record shape:
+``id, benchmark, category, source, perturbation, conversation, tools, golden_answers, eval_config``.
+Prediction records are a sample plus a ``prediction`` block.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+Component = Literal["clean", "observation", "action", "reward", "transition"]
+"""The POMDP component a perturbation acts on (``clean`` for the unperturbed baseline)."""
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+ScoreMethod = Literal["bfcl_ast", "apibank", "rotbench", "toolalpaca", "tooleyes", "exact"]
+"""Which deterministic scorer judges a sample (Appendix I)."""
+
+ErrorMode = Literal["empty", "omitted", "name_bias", "param_mismatch", "wrong", "other"]
+"""Appendix L error modes of an incorrect prediction."""
+
+ErrorKind = Literal["infra", "model_format"]
+"""``infra``: the endpoint failed, excluded from accuracy; ``model_format``: the server refused
+the model's own output (e.g. llama.cpp's 500 on text that misses the tool-call grammar), scored."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ToolSpec(BaseModel):
+    """A tool the agent may call: name, description and a JSON-schema ``parameters`` object."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    """The callable name, e.g. ``mutation_type.find``."""
+    description: str = ""
+    """Natural-language description shown to the model."""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    """JSON schema of the arguments (BFCL writes ``"type": "dict"``; kept as given)."""
+
+    def properties(self) -> dict[str, Any]:
+        """Parameter name -> property schema, in declaration order."""
+        props = self.parameters.get("properties") or {}
+        return dict(props) if isinstance(props, dict) else {}
+
+    def required(self) -> list[str]:
+        """Names of required parameters."""
+        req = self.parameters.get("required") or []
+        return [str(r) for r in req] if isinstance(req, list) else []
+
+
+class ToolCall(_Record):
+    """One call: a tool name and its arguments (serialised as ``parameters``, as in the release)."""
+
+    name: str
+    arguments: dict[str, Any] = Field(
+        default_factory=dict,
+        validation_alias=AliasChoices("arguments", "parameters"),
+        serialization_alias="parameters",
+    )
+
+
+class GoldenAnswer(_Record):
+    """One expected call.
+
+    ``parameters`` holds one canonical value per argument (a call a user could make).
+    ``acceptable`` holds BFCL's possible-answer form when the source has it: per parameter the
+    list of acceptable values, where ``""`` means the parameter may be omitted.
+    """
+
+    name: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    acceptable: dict[str, list[Any]] | None = None
+
+    def as_call(self) -> ToolCall:
+        return ToolCall(name=self.name, arguments=dict(self.parameters))
+
+
+class Message(_Record):
+    """One conversation turn."""
+
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] | None = None
+    """Calls an assistant turn made (multi-turn transcripts only)."""
+    name: str | None = None
+    """Tool name of a ``tool`` turn."""
+
+
+class SourceInfo(_Record):
+    """Where a sample came from."""
+
+    original_id: str
+    benchmark: str
+    file: str = ""
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class PerturbationInfo(_Record):
+    """Which perturbation produced a sample (``type="clean"`` for the baseline)."""
+
+    type: str = "clean"
+    mdp_category: Component = "clean"
+    variant: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalConfig(_Record):
+    """How a sample is scored."""
+
+    method: ScoreMethod
+    output_format: str | None = None
+    """Prompt-mode output format of the source benchmark (``bfcl``, ``tool_call``, ``react``)."""
+
+
+class Sample(_Record):
+    """One benchmark item in the RobustBench-TC release record shape."""
+
+    id: str
+    benchmark: str
+    category: str
+    source: SourceInfo
+    perturbation: PerturbationInfo = Field(default_factory=PerturbationInfo)
+    conversation: list[Message]
+    tools: list[ToolSpec]
+    golden_answers: list[GoldenAnswer]
+    eval_config: EvalConfig
+
+    def tool(self, name: str) -> ToolSpec | None:
+        """First tool with this name, if any."""
+        return next((t for t in self.tools if t.name == name), None)
+
+    def last_user_index(self) -> int:
+        """Index of the last user turn (the query perturbations edit)."""
+        for i in range(len(self.conversation) - 1, -1, -1):
+            if self.conversation[i].role == "user":
+                return i
+        raise ValueError(f"sample {self.id} has no user turn")
+
+
+class Prediction(_Record):
+    """What a model did on one sample."""
+
+    raw_output: str = ""
+    """The text the model returned on the scored pass."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """Calls parsed from ``raw_output`` (or read from structured ``tool_calls``)."""
+    error: str | None = None
+    """Why no model output could be had, when that happened."""
+    error_kind: ErrorKind | None = None
+    transition_injected: bool | None = None
+    """Transition types only: whether pass 1 called a tool, so that the error was injected."""
+    pass1_raw_output: str | None = None
+    pass1_tool_calls: list[ToolCall] | None = None
+    latency_s: float | None = None
+
+
+class PredictionRecord(Sample):
+    """A sample plus the model's prediction: one line of a run's predictions file."""
+
+    prediction: Prediction
+    model: str = ""
+
+
+class Verdict(_Record):
+    """The scorer's judgement of one prediction."""
+
+    id: str
+    benchmark: str
+    type: str
+    component: Component
+    correct: bool | None
+    """``None`` when the record is an infrastructure error (excluded from accuracy)."""
+    score: float = 0.0
+    """1.0 / 0.0, or partial credit where the source scorer gives it (ToolEyes sequences)."""
+    error_mode: ErrorMode | None = None
+    detail: str | None = None
+    infra_error: str | None = None
