@@ -1,9 +1,176 @@
-"""CLI commands (filled in by the package that owns them)."""
+"""``robustcall run``, ``robustcall score`` and the main job ``robustcall bench``."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from robustcall.cli._tables import summary_table
+from robustcall.core import PredictionRecord
+
+console = Console(stderr=True)
+
+BenchOpt = Annotated[
+    Path, typer.Option("--bench", help="A benchmark directory written by `robustcall build`.")
+]
+ModelOpt = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        help="local | openai:<model>@<base_url> | replay:<predictions.jsonl> | scripted:<policy>",
+    ),
+]
+ModeOpt = Annotated[
+    str | None,
+    typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
+]
+TypesOpt = Annotated[str, typer.Option("--types", help="all | static | transition | comma list of types.")]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit", help="Use only the first N clean samples (paired across types).")
+]
+ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")]
+SettingsOpt = Annotated[
+    Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
+]
+
+
+def _execute(
+    bench: Path,
+    model_spec: str,
+    mode: str | None,
+    types: str,
+    limit: int | None,
+    concurrency: int,
+    out: Path,
+    resume: bool,
+    settings: Path | None,
+) -> None:
+    from robustcall.models import make_model
+    from robustcall.run import parse_types, plan_work, run_items, write_meta
+
+    if mode not in (None, "fc", "prompt"):
+        raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
+    items = plan_work(bench, parse_types(types), limit)
+    meta: dict[str, Any] = {
+        "bench": str(bench.resolve()),
+        "model": model_spec,
+        "mode": mode,
+        "types": types,
+        "limit": limit,
+    }
+    write_meta(out, meta)
+
+    async def go() -> None:
+        model = make_model(model_spec, mode=mode, settings_file=settings, concurrency=concurrency)  # type: ignore[arg-type]
+        try:
+            with Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+            ) as progress:
+                task = progress.add_task(f"{model.name} ({model.mode})", total=len(items))
+
+                def tick(_: PredictionRecord) -> None:
+                    progress.advance(task)
+
+                t0 = time.perf_counter()
+                stats = await run_items(
+                    items, model, out, concurrency=concurrency, resume=resume, on_record=tick
+                )
+                progress.update(task, completed=len(items))
+            dt = time.perf_counter() - t0
+            console.print(
+                f"answered {stats.answered} (already done {stats.already_done}, "
+                f"re-asked after infra errors {stats.dropped_for_retry}) in {dt:.1f} s; "
+                f"infra errors: {stats.infra_errors}"
+            )
+            if stats.infra_errors:
+                console.print(f"[yellow]{stats.infra_errors} infra errors: `--resume` asks them again")
+        finally:
+            await model.aclose()
+
+    asyncio.run(go())
+
+
+def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int) -> None:
+    from robustcall.run import score_run
+
+    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed)
+    Console().print(summary_table(summary, title=str(out)))
+    console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    @app.command("run")
+    def run_cmd(
+        bench: BenchOpt,
+        out: Annotated[Path, typer.Option("--out", help="Run directory (predictions.jsonl lives here).")],
+        model: ModelOpt = "local",
+        mode: ModeOpt = None,
+        types: TypesOpt = "all",
+        limit: LimitOpt = None,
+        concurrency: ConcOpt = 4,
+        resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
+        settings: SettingsOpt = None,
+    ) -> None:
+        """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings)
+
+    @app.command("score")
+    def score_cmd(
+        run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+        reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
+        resamples: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 1000,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+    ) -> None:
+        """Score a run deterministically: OUT/scores.jsonl, OUT/summary.json and a table."""
+        _score_and_print(run_dir, reparse, resamples, seed)
+
+    @app.command("bench")
+    def bench_cmd(
+        model: ModelOpt = "local",
+        mode: ModeOpt = None,
+        data_dir: Annotated[
+            Path | None,
+            typer.Option("--data-dir", help="Benchmark data (API-Bank, RoTBench, ToolAlpaca, ToolEyes)."),
+        ] = None,
+        sources: Annotated[
+            str | None, typer.Option("--sources", help="Comma list; default bfcl, plus all with --data-dir.")
+        ] = None,
+        types: TypesOpt = "all",
+        limit: LimitOpt = 4,
+        concurrency: ConcOpt = 1,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path(
+            "runs/bench"
+        ),
+        resume: Annotated[bool, typer.Option("--resume")] = False,
+        settings: SettingsOpt = None,
+    ) -> None:
+        """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
+        from robustcall.perturb import build_benchmark
+
+        chosen = sources or ("bfcl,apibank,rotbench,toolalpaca,tooleyes" if data_dir else "bfcl")
+        bench = out / "bench"
+        if not (bench / "manifest.json").is_file():
+            console.print(f"building the benchmark from {chosen} into {bench}")
+            build_benchmark(
+                sources=[s.strip() for s in chosen.split(",") if s.strip()],
+                data_dir=data_dir,
+                seed=seed,
+                out=bench,
+            )
+        else:
+            console.print(f"using the benchmark already built in {bench}")
+        run_dir = out / "run"
+        has_predictions = (run_dir / "predictions.jsonl").is_file()
+        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings)
+        _score_and_print(run_dir, False, 1000, seed)

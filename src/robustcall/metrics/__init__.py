@@ -1,1 +1,5 @@
-"""robustcall.metrics"""
+"""Statistics over verdicts."""
+
+from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, bootstrap_halfwidth, summarize
+
+__all__ = ["COMPONENT_ORDER", "Cell", "Summary", "bootstrap_halfwidth", "summarize"]

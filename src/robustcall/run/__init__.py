@@ -1,1 +1,37 @@
-"""robustcall.run"""
+"""The loops: single pass, the two-pass transition harness, bounded concurrency, checkpoint/resume."""
+
+from robustcall.run._answer import answer, observation_turn, output_format
+from robustcall.run._engine import PREDICTIONS, RunStats, load_done, run_items
+from robustcall.run._plan import (
+    ALL_TYPES,
+    WorkItem,
+    as_transition,
+    clean_id_of,
+    parse_types,
+    plan_work,
+    record_key,
+)
+from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run, write_meta
+
+__all__ = [
+    "ALL_TYPES",
+    "PREDICTIONS",
+    "RUN_META",
+    "SCORES",
+    "SUMMARY",
+    "RunStats",
+    "WorkItem",
+    "answer",
+    "as_transition",
+    "clean_id_of",
+    "load_done",
+    "observation_turn",
+    "output_format",
+    "parse_types",
+    "plan_work",
+    "record_key",
+    "reparse",
+    "run_items",
+    "score_run",
+    "write_meta",
+]

@@ -1,0 +1,55 @@
+"""Rich tables for the terminal."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from robustcall.core import TYPES
+from robustcall.metrics import Cell, Summary
+
+
+def _pct(cell: Cell) -> str:
+    if cell.accuracy is None:
+        return "—"
+    ci = f" ± {100 * cell.ci95:.1f}" if cell.ci95 is not None else ""
+    return f"{100 * cell.accuracy:.1f}{ci}"
+
+
+def summary_table(summary: Summary, title: str = "") -> Table:
+    """Accuracy (%, 95% bootstrap half-width) per component and per type, with drops from Clean."""
+    table = Table(title=title or None)
+    for col in ("group", "n", "accuracy %", "drop pp", "infra"):
+        table.add_column(col, justify="left" if col == "group" else "right")
+    table.add_row(
+        "[bold]Clean", str(summary.clean.n), _pct(summary.clean), "", str(summary.clean.infra_errors)
+    )
+    table.add_row(
+        "[bold]Pert. Acc.",
+        str(summary.perturbed.n),
+        _pct(summary.perturbed),
+        "",
+        str(summary.perturbed.infra_errors),
+    )
+    for comp, cell in summary.by_component.items():
+        if comp == "clean":
+            continue
+        drop = (
+            f"{100 * (summary.clean.accuracy - cell.accuracy):.1f}"
+            if summary.clean.accuracy is not None and cell.accuracy is not None
+            else ""
+        )
+        table.add_row(f"[bold]{comp.capitalize()}", str(cell.n), _pct(cell), drop, str(cell.infra_errors))
+    table.add_section()
+    for code, cell in summary.by_type.items():
+        if code == "clean":
+            continue
+        drop = summary.drop_by_type.get(code)
+        display = TYPES[code].display if code in TYPES else code
+        table.add_row(
+            f"{display} ({code})",
+            str(cell.n),
+            _pct(cell),
+            f"{100 * drop:.1f}" if drop is not None else "",
+            str(cell.infra_errors),
+        )
+    return table

@@ -1,0 +1,106 @@
+"""The run loop: bounded concurrency over work items, one append-only predictions file as checkpoint.
+
+Kill the process at any moment and ``resume=True`` finishes the run: records already written are
+kept (a torn last line is cut), infrastructure errors are dropped so they are asked again, and
+nothing is answered twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robustcall.core import JsonlAppender, Prediction, PredictionRecord, read_checkpoint, write_jsonl
+from robustcall.models import ChatModel
+from robustcall.run._answer import answer
+from robustcall.run._plan import WorkItem, record_key
+
+PREDICTIONS = "predictions.jsonl"
+
+
+@dataclass
+class RunStats:
+    """What a run (or a resumed run) did."""
+
+    planned: int = 0
+    already_done: int = 0
+    answered: int = 0
+    infra_errors: int = 0
+    dropped_for_retry: int = 0
+    infra_ids: list[str] = field(default_factory=list)
+
+
+def load_done(path: Path) -> tuple[dict[tuple[str, str], PredictionRecord], int]:
+    """Completed records of an earlier attempt (last one per key wins) and how many were dropped.
+
+    Infra-error records are dropped so that a resume asks again; the file is rewritten compacted
+    (atomically) so that it never holds two records for one key.
+    """
+    records = read_checkpoint(path, PredictionRecord)
+    done: dict[tuple[str, str], PredictionRecord] = {}
+    for rec in records:
+        done[record_key(rec)] = rec
+    kept = {k: r for k, r in done.items() if r.prediction.error_kind != "infra"}
+    dropped = len(records) - len(kept)
+    if dropped:
+        write_jsonl(path, kept.values())
+    return kept, dropped
+
+
+async def run_items(
+    items: list[WorkItem],
+    model: ChatModel,
+    out_dir: Path,
+    *,
+    concurrency: int = 4,
+    resume: bool = False,
+    fsync: bool = False,
+    on_record: Callable[[PredictionRecord], None] | None = None,
+) -> RunStats:
+    """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / PREDICTIONS
+    stats = RunStats(planned=len(items))
+    done: dict[tuple[str, str], PredictionRecord] = {}
+    if path.exists() and path.stat().st_size > 0:
+        if not resume:
+            raise FileExistsError(f"{path} already holds predictions: pass --resume to finish that run")
+        done, stats.dropped_for_retry = load_done(path)
+    todo = [it for it in items if it.key not in done]
+    stats.already_done = len(items) - len(todo)
+    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+    for it in todo:
+        queue.put_nowait(it)
+
+    with JsonlAppender(path, fsync=fsync) as out:
+
+        async def worker() -> None:
+            while True:
+                try:
+                    item = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                try:
+                    pred = await answer(item.sample, model)
+                except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
+                    pred = Prediction(
+                        error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra"
+                    )
+                rec = PredictionRecord(**dict(item.sample), prediction=pred, model=model.name)
+                out.write(rec)
+                stats.answered += 1
+                if pred.error_kind == "infra":
+                    stats.infra_errors += 1
+                    stats.infra_ids.append(item.sample.id)
+                if on_record is not None:
+                    on_record(rec)
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))
+    if fsync:
+        os.sync()
+    return stats

@@ -1,0 +1,99 @@
+"""Which samples a run answers: a built benchmark directory, a type selection and a limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from robustcall.core import (
+    STATIC_TYPES,
+    TRANSITION_TYPES,
+    PerturbationInfo,
+    Sample,
+    read_jsonl,
+    type_info,
+)
+
+ALL_TYPES: tuple[str, ...] = ("clean", *STATIC_TYPES, *TRANSITION_TYPES)
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One sample to answer under one perturbation type."""
+
+    sample: Sample
+    type: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return record_key(self.sample)
+
+
+def record_key(sample: Sample) -> tuple[str, str]:
+    """What identifies a record in a run: (sample id, perturbation type)."""
+    return (sample.id, sample.perturbation.type)
+
+
+def clean_id_of(sample: Sample) -> str:
+    """The id of the clean sample a perturbed sample was made from."""
+    suffix = f"__{sample.perturbation.type}"
+    if sample.perturbation.type != "clean" and sample.id.endswith(suffix):
+        return sample.id[: -len(suffix)]
+    return sample.id
+
+
+def parse_types(spec: str) -> list[str]:
+    """``all``, ``static``, ``transition`` or a comma list of code / display names."""
+    spec = spec.strip()
+    if spec == "all":
+        return list(ALL_TYPES)
+    out: list[str] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part == "static":
+            out.extend(("clean", *STATIC_TYPES))
+        elif part == "transition":
+            out.extend(TRANSITION_TYPES)
+        else:
+            out.append(type_info(part).code)
+    return list(dict.fromkeys(out))
+
+
+def as_transition(sample: Sample, code: str) -> Sample:
+    """A clean sample relabelled as a transition-type sample (the fault is injected at run time)."""
+    info = type_info(code)
+    return sample.model_copy(
+        update={
+            "id": f"{sample.id}__{code}",
+            "perturbation": PerturbationInfo(type=code, mdp_category=info.component),
+        }
+    )
+
+
+def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> list[WorkItem]:
+    """Work items for ``types`` from ``bench_dir`` (``clean.jsonl`` + ``<code>.jsonl`` files).
+
+    With ``limit``, the same ``limit`` clean samples (first by id) are used for every type, so that
+    drops are measured on paired samples; a type that does not apply to some of them has fewer.
+    """
+    clean_path = bench_dir / "clean.jsonl"
+    if not clean_path.is_file():
+        raise FileNotFoundError(
+            f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?"
+        )
+    clean = sorted(read_jsonl(clean_path, Sample), key=lambda s: s.id)
+    chosen = {s.id for s in (clean[:limit] if limit is not None else clean)}
+    items: list[WorkItem] = []
+    for code in types:
+        info = type_info(code)
+        if info.component == "transition":
+            samples = [as_transition(s, code) for s in clean if s.id in chosen]
+        elif code == "clean":
+            samples = [s for s in clean if s.id in chosen]
+        else:
+            path = bench_dir / f"{code}.jsonl"
+            if not path.is_file():
+                raise FileNotFoundError(f"{path} not found: build the benchmark with this type")
+            samples = [s for s in read_jsonl(path, Sample) if clean_id_of(s) in chosen]
+            samples.sort(key=lambda s: s.id)
+        items.extend(WorkItem(s, code) for s in samples)
+    return items

@@ -1,0 +1,50 @@
+"""A run directory: ``run.json`` (what was asked), ``predictions.jsonl`` (the checkpoint stream),
+``scores.jsonl`` (one verdict per record, sorted) and ``summary.json`` (the numbers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from robustcall.core import PredictionRecord, Verdict, read_checkpoint, write_jsonl
+from robustcall.formats import parse_tool_calls
+from robustcall.metrics import Summary, summarize
+from robustcall.run._answer import output_format
+from robustcall.run._engine import PREDICTIONS
+from robustcall.score import score_records
+
+SCORES = "scores.jsonl"
+SUMMARY = "summary.json"
+RUN_META = "run.json"
+
+
+def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / RUN_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def reparse(rec: PredictionRecord) -> PredictionRecord:
+    """The record with its tool calls parsed again from ``raw_output`` (structured fc calls kept)."""
+    pred = rec.prediction
+    if pred.error_kind == "infra" or (pred.tool_calls and not pred.raw_output):
+        return rec
+    calls = parse_tool_calls(pred.raw_output, output_format(rec), rec.tools).calls
+    return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": calls})})
+
+
+def score_run(
+    run_dir: Path, *, reparse_text: bool = False, resamples: int = 1000, seed: int = 0
+) -> tuple[list[Verdict], Summary]:
+    """Score every record of a run, write ``scores.jsonl`` and ``summary.json``, return both."""
+    path = run_dir / PREDICTIONS
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: run `robustcall run --out {run_dir}` first")
+    records = read_checkpoint(path, PredictionRecord)
+    if reparse_text:
+        records = [reparse(r) for r in records]
+    verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
+    summary = summarize(verdicts, resamples=resamples, seed=seed)
+    write_jsonl(run_dir / SCORES, verdicts)
+    (run_dir / SUMMARY).write_text(summary.model_dump_json(indent=2) + "\n")
+    return verdicts, summary
