@@ -1,0 +1,77 @@
+"""A minimal OpenAI-compatible chat server on 127.0.0.1 for run tests: fixed latency, fixed reply.
+
+It runs in a daemon thread with its own event loop and stops when the context exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from aiohttp import web
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def mock_openai(reply: str = "[f(a=1)]", latency_s: float = 0.0) -> Iterator[str]:
+    """Serve ``/v1/chat/completions``; yields the base URL (``http://127.0.0.1:PORT/v1``)."""
+    port = free_port()
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    runner_box: list[web.AppRunner] = []
+
+    async def chat(request: web.Request) -> web.Response:
+        await request.json()
+        if latency_s:
+            await asyncio.sleep(latency_s)
+        return web.json_response(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            }
+        )
+
+    async def start() -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", chat)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port, backlog=1024).start()
+        runner_box.append(runner)
+        started.set()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(start())
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    if not started.wait(10):
+        raise RuntimeError("mock server did not start")
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        fut = asyncio.run_coroutine_threadsafe(runner_box[0].cleanup(), loop)
+        fut.result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+if __name__ == "__main__":  # serve for a subprocess test: python mock_openai.py PORTFILE LATENCY
+    import sys
+    import time
+
+    with mock_openai(latency_s=float(sys.argv[2])) as url:
+        with open(sys.argv[1], "w") as fh:
+            fh.write(url)
+        time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 120)

@@ -1,0 +1,145 @@
+"""The run loop with scripted policies whose accuracies are known exactly, and kill/resume."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from robustcall.core import (
+    TRANSITION_TYPES,
+    EvalConfig,
+    GoldenAnswer,
+    Message,
+    PredictionRecord,
+    Sample,
+    SourceInfo,
+    ToolSpec,
+    read_checkpoint,
+    write_jsonl,
+)
+from robustcall.models import make_model
+from robustcall.run import parse_types, plan_work, record_key, run_items, score_run
+
+HERE = Path(__file__).parent
+
+
+def _tool(name: str, *params: str) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        description=f"{name} tool.",
+        parameters={
+            "type": "dict",
+            "properties": {p: {"type": "string", "description": p} for p in params},
+            "required": list(params),
+        },
+    )
+
+
+def _sample(i: int, gt_first: bool) -> Sample:
+    gt = _tool(f"country_info.capital_{i}", "country")
+    other = _tool(f"country_info.population_{i}", "country")
+    tools = [gt, other] if gt_first else [other, gt]
+    return Sample(
+        id=f"bfcl_v3__BFCL_v3_multiple__multiple_{i}",
+        benchmark="bfcl_v3",
+        category="multiple",
+        source=SourceInfo(original_id=f"multiple_{i}", benchmark="bfcl_v3", file="BFCL_v3_multiple.json"),
+        conversation=[Message(role="user", content=f"What is the capital of country {i}?")],
+        tools=tools,
+        golden_answers=[GoldenAnswer(name=gt.name, parameters={"country": f"C{i}"}, acceptable={"country": [f"C{i}"]})],
+        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
+    )
+
+
+@pytest.fixture()
+def bench(tmp_path: Path) -> Path:
+    d = tmp_path / "bench"
+    write_jsonl(d / "clean.jsonl", [_sample(0, True), _sample(1, False), _sample(2, False)])
+    return d
+
+
+def _accuracies(bench: Path, policy: str, out: Path) -> dict[str, float | None]:
+    items = plan_work(bench, parse_types("clean,transition"))
+    model = make_model(f"scripted:{policy}")
+    stats = asyncio.run(run_items(items, model, out, concurrency=3))
+    assert stats.answered == 3 * 7 and stats.infra_errors == 0
+    _, summary = score_run(out, resamples=0)
+    return {t: c.accuracy for t, c in summary.by_type.items()}
+
+
+def test_oracle_scores_one_everywhere(bench: Path, tmp_path: Path) -> None:
+    acc = _accuracies(bench, "oracle", tmp_path / "run")
+    assert acc == {"clean": 1.0, **{t: 1.0 for t in TRANSITION_TYPES}}
+
+
+def test_give_up_after_error_scores_zero_on_every_transition(bench: Path, tmp_path: Path) -> None:
+    acc = _accuracies(bench, "give_up_after_error", tmp_path / "run")
+    assert acc == {"clean": 1.0, **{t: 0.0 for t in TRANSITION_TYPES}}
+    recs = read_checkpoint(tmp_path / "run" / "predictions.jsonl", PredictionRecord)
+    trans = [r for r in recs if r.perturbation.type in TRANSITION_TYPES]
+    assert all(r.prediction.transition_injected for r in trans)
+    assert all(r.prediction.pass1_tool_calls for r in trans)
+
+
+def test_repeat_same_call_recovers_like_clean(bench: Path, tmp_path: Path) -> None:
+    acc = _accuracies(bench, "repeat_same_call", tmp_path / "run")
+    assert acc == {"clean": 1.0, **{t: 1.0 for t in TRANSITION_TYPES}}
+
+
+def test_always_first_tool_is_right_only_where_gt_is_listed_first(bench: Path, tmp_path: Path) -> None:
+    acc = _accuracies(bench, "always_first_tool", tmp_path / "run")
+    assert acc == {"clean": pytest.approx(1 / 3), **{t: pytest.approx(1 / 3) for t in TRANSITION_TYPES}}
+
+
+def test_existing_run_needs_resume(bench: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    items = plan_work(bench, ["clean"])
+    asyncio.run(run_items(items, make_model("scripted:oracle"), out))
+    with pytest.raises(FileExistsError, match="--resume"):
+        asyncio.run(run_items(items, make_model("scripted:oracle"), out))
+    stats = asyncio.run(run_items(items, make_model("scripted:oracle"), out, resume=True))
+    assert stats.already_done == 3 and stats.answered == 0
+
+
+def test_sigkill_then_resume_loses_and_duplicates_nothing(bench: Path, tmp_path: Path) -> None:
+    """Kill -9 a real `robustcall run` against a slow local server mid-run, then --resume."""
+    # 3 clean samples x (clean + 6 transitions) -> 21 records, ~40 requests at 0.15 s each, 2 in flight.
+    portfile = tmp_path / "port"
+    server = subprocess.Popen([sys.executable, str(HERE / "mock_openai.py"), str(portfile), "0.15", "120"])
+    try:
+        deadline = time.time() + 20
+        while not (portfile.exists() and portfile.read_text()) and time.time() < deadline:
+            time.sleep(0.05)
+        url = portfile.read_text()
+        out = tmp_path / "run"
+        cmd = [
+            sys.executable, "-m", "robustcall.cli.main", "run", "--bench", str(bench), "--out", str(out),
+            "--model", f"openai:mock@{url}", "--mode", "prompt", "--types", "clean,transition",
+            "--concurrency", "2",
+        ]  # fmt: skip
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pred = out / "predictions.jsonl"
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if pred.exists() and pred.read_text().count("\n") >= 5:
+                break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        partial = pred.read_text().count("\n")
+        assert 5 <= partial < 21, partial
+        done = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        recs = read_checkpoint(pred, PredictionRecord)
+        keys = [record_key(r) for r in recs]
+        assert len(keys) == len(set(keys)) == 21
+    finally:
+        server.kill()
+        server.wait()
