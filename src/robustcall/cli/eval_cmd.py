@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -64,6 +65,15 @@ def _execute(
         "types": types,
         "limit": limit,
     }
+    previous = out / "run.json"
+    if resume and previous.is_file():
+        before = json.loads(previous.read_text())
+        changed = [k for k in ("bench", "model", "mode") if before.get(k) != meta[k]]
+        if changed:
+            raise typer.BadParameter(
+                f"{out} holds a run with different {', '.join(changed)}: "
+                f"{ {k: before.get(k) for k in changed} }; use another --out"
+            )
     write_meta(out, meta)
 
     async def go() -> None:
