@@ -1,1 +1,36 @@
-"""robustcall.models"""
+"""Getting text and tool calls out of a model: one async interface, several backends.
+
+- ``openai:<model>@<base_url>``: any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp, OpenAI),
+  ``fc`` or ``prompt`` mode, retries with backoff, infra vs model-format errors told apart;
+- ``local``: the embedded Qwen2.5-Coder-0.5B behind our own llama-server (``robustcall model setup``);
+- ``replay:<predictions.jsonl>``: a previous run's raw text, to re-parse and re-score;
+- ``scripted:<policy>``: deterministic policies for tests.
+"""
+
+from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
+from robustcall.models._convert import json_schema
+from robustcall.models._factory import SPEC_HELP, make_model
+from robustcall.models._openai import OpenAIChatModel, chat_url
+from robustcall.models._replay import ReplayModel
+from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
+from robustcall.models._settings import ModelSettings, SettingsError, load_settings
+
+__all__ = [
+    "GIVE_UP_TEXT",
+    "POLICIES",
+    "SPEC_HELP",
+    "ChatModel",
+    "Mode",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelSettings",
+    "OpenAIChatModel",
+    "ReplayModel",
+    "ScriptedModel",
+    "SettingsError",
+    "chat_url",
+    "json_schema",
+    "load_settings",
+    "make_model",
+    "policy",
+]

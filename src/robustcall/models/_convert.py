@@ -1,0 +1,202 @@
+"""Our records to the OpenAI chat shape and back.
+
+- BFCL's schema dialect (``"type": "dict"``, ``"float"``, ``"tuple"``, ...) becomes JSON schema, so
+  servers that validate ``tools=`` accept it; only schema positions are rewritten, never a
+  property that happens to be *named* ``type``.
+- Tool names outside OpenAI's ``^[a-zA-Z0-9_-]{1,64}$`` (BFCL's ``math.factorial``) are sent under a
+  sanitised alias and translated back exactly in the answer.
+- Assistant ``tool_calls`` and ``tool`` turns get deterministic call ids (``call_<turn>_<k>``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from robustcall.core import Message, ToolCall, ToolSpec
+
+_BFCL_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "double": "number",
+    "tuple": "array",
+    "list": "array",
+    "bool": "boolean",
+    "any": "string",
+    "byte": "integer",
+    "short": "integer",
+    "long": "integer",
+    "bigint": "integer",
+    "char": "string",
+    "arraylist": "array",
+    "hashmap": "object",
+    "hashtable": "object",
+    "queue": "array",
+    "stack": "array",
+}
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def json_schema(node: Any) -> Any:
+    """A copy of a (BFCL-dialect) schema with every ``type`` mapped to JSON-schema names."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "type" and isinstance(value, str):
+            out[key] = _BFCL_TYPES.get(value.lower(), value)
+        elif key == "type" and isinstance(value, list):
+            out[key] = [_BFCL_TYPES.get(v.lower(), v) if isinstance(v, str) else v for v in value]
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: json_schema(sub) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties", "not"):
+            out[key] = [json_schema(v) for v in value] if isinstance(value, list) else json_schema(value)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [json_schema(v) for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+@dataclass
+class NameMap:
+    """Original tool name <-> the name sent to the server (identical unless it had to be sanitised)."""
+
+    to_wire: dict[str, str] = field(default_factory=dict)
+    from_wire: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def for_tools(cls, tools: list[ToolSpec]) -> NameMap:
+        names = cls()
+        for tool in tools:
+            names.wire(tool.name)
+        return names
+
+    def wire(self, name: str) -> str:
+        if name in self.to_wire:
+            return self.to_wire[name]
+        alias = name
+        if not _NAME_OK.match(name):
+            base = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60] or "tool"
+            alias, k = base, 1
+            while alias in self.from_wire:
+                k += 1
+                alias = f"{base}_{k}"
+        self.to_wire[name] = alias
+        self.from_wire[alias] = name
+        return alias
+
+    def original(self, wire_name: str) -> str:
+        return self.from_wire.get(wire_name, wire_name)
+
+
+def openai_tools(tools: list[ToolSpec], names: NameMap) -> list[dict[str, Any]]:
+    """``tools=`` entries for the chat completions API."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": names.wire(t.name),
+                "description": t.description,
+                "parameters": json_schema(t.parameters),
+            },
+        }
+        for t in tools
+    ]
+
+
+def openai_messages(messages: list[Message], names: NameMap) -> list[dict[str, Any]]:
+    """Chat messages in OpenAI shape; ``tool`` turns answer the preceding assistant calls in order."""
+    out: list[dict[str, Any]] = []
+    pending: list[tuple[str, str]] = []  # (call id, original tool name) not yet answered
+    for i, msg in enumerate(messages):
+        if msg.role == "assistant" and msg.tool_calls:
+            calls = []
+            pending = []
+            for k, call in enumerate(msg.tool_calls):
+                call_id = f"call_{i}_{k}"
+                pending.append((call_id, call.name))
+                calls.append(
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": names.wire(call.name),
+                            "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                        },
+                    }
+                )
+            out.append({"role": "assistant", "content": msg.content or None, "tool_calls": calls})
+        elif msg.role == "tool":
+            match = next((p for p in pending if msg.name is None or p[1] == msg.name), None)
+            if match is not None:
+                pending.remove(match)
+                call_id = match[0]
+            else:
+                call_id = f"call_{i}_orphan"
+            entry: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": msg.content}
+            if msg.name is not None:
+                entry["name"] = names.wire(msg.name)
+            out.append(entry)
+        else:
+            out.append({"role": msg.role, "content": msg.content})
+    return out
+
+
+@dataclass(frozen=True)
+class ParsedChoice:
+    """The assistant message of a completion, read back."""
+
+    text: str
+    tool_calls: list[ToolCall] | None
+    problems: list[str]
+    """Calls whose arguments could not be read (kept, with the raw text, and reported)."""
+
+
+def parse_choice(body: Any, names: NameMap, *, fc: bool) -> ParsedChoice:
+    """Text and structured calls from a chat completion body; raises ``ValueError`` when malformed."""
+    try:
+        message = body["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"no choices[0].message in response: {str(body)[:200]}") from exc
+    if not isinstance(message, dict):
+        raise ValueError(f"choices[0].message is not an object: {str(message)[:200]}")
+    text = message.get("content") or ""
+    if not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False)
+    raw_calls = message.get("tool_calls")
+    if not fc and not raw_calls:
+        return ParsedChoice(text=text, tool_calls=None, problems=[])
+    calls: list[ToolCall] = []
+    problems: list[str] = []
+    raw_bits: list[str] = []
+    for k, raw in enumerate(raw_calls or []):
+        fn = raw.get("function") if isinstance(raw, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            problems.append(f"tool_calls[{k}] has no function name: {str(raw)[:200]}")
+            raw_bits.append(json.dumps(raw, ensure_ascii=False))
+            continue
+        name = names.original(fn["name"])
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as exc:
+                problems.append(f"tool_calls[{k}] {name}: arguments are not valid JSON ({exc}): {args[:200]!r}")
+                raw_bits.append(f'{{"name": {json.dumps(name)}, "arguments": {args}}}')
+                calls.append(ToolCall(name=name, arguments={}))
+                continue
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            problems.append(f"tool_calls[{k}] {name}: arguments are not an object: {str(args)[:200]!r}")
+            raw_bits.append(json.dumps({"name": name, "arguments": args}, ensure_ascii=False))
+            calls.append(ToolCall(name=name, arguments={}))
+            continue
+        calls.append(ToolCall(name=name, arguments=args))
+    if raw_bits:
+        text = "\n".join([text, *raw_bits]) if text else "\n".join(raw_bits)
+    return ParsedChoice(text=text, tool_calls=calls, problems=problems)

@@ -1,0 +1,180 @@
+"""OpenAI-compatible chat completions (vLLM, SGLang, llama.cpp server, OpenAI) over aiohttp.
+
+aiohttp directly rather than the openai SDK: the SDK's client collapses at high concurrency (see the
+evaluation issue). One shared ``ClientSession`` per model, keep-alive, a connector sized to the
+concurrency, and a total timeout on every request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from typing import Any
+
+import aiohttp
+
+from robustcall.models._api import Mode, ModelRequest, ModelResponse
+from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
+from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
+from robustcall.models._settings import ModelSettings
+
+RETRY_AFTER_CAP_S = 300.0
+"""Longest ``Retry-After`` honoured; a server asking for more is treated as asking for this."""
+
+
+def chat_url(base_url: str) -> str:
+    """``.../v1/chat/completions`` from a base URL given with or without ``/v1``."""
+    base = base_url.rstrip("/")
+    if base.endswith("/chat/completions"):
+        return base
+    if base.endswith("/v1"):
+        return f"{base}/chat/completions"
+    return f"{base}/v1/chat/completions"
+
+
+def _error_message(body: str) -> str:
+    """The ``error.message`` of an OpenAI-style error body, else the body itself (shortened)."""
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return body[:2000]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return str(err["message"])
+        if isinstance(err, str):
+            return err
+    return body[:2000]
+
+
+class _Retry(Exception):
+    """An attempt failed in a way worth retrying."""
+
+    def __init__(self, reason: str, wait_s: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.wait_s = wait_s
+
+
+class OpenAIChatModel:
+    """A ``ChatModel`` talking to one OpenAI-compatible ``/v1/chat/completions`` endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        settings: ModelSettings | None = None,
+        *,
+        mode: Mode | None = None,
+        concurrency: int = 8,
+        api_key: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.settings = settings or ModelSettings()
+        self.model = model
+        self.mode: Mode = mode or self.settings.mode
+        self.name = name or f"openai:{model}@{base_url}"
+        self.url = chat_url(base_url)
+        self.concurrency = max(1, concurrency)
+        self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(
+                limit=self.concurrency, limit_per_host=self.concurrency, keepalive_timeout=60.0
+            )
+            headers = {"Content-Type": "application/json"}
+            if self._api_key:
+                headers["Authorization"] = f"Bearer {self._api_key}"
+            self._session = aiohttp.ClientSession(connector=connector, headers=headers)
+        return self._session
+
+    def request_body(self, req: ModelRequest) -> tuple[dict[str, Any], NameMap]:
+        """The JSON body for ``req`` and the tool-name map used to build it."""
+        names = NameMap.for_tools(req.tools)
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": openai_messages(req.messages, names),
+            "temperature": self.settings.temperature,
+            "max_tokens": self.settings.max_tokens,
+        }
+        if self.mode == "fc" and req.tools:
+            body["tools"] = openai_tools(req.tools, names)
+        body.update(self.settings.extra_body)
+        return body, names
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        body, names = self.request_body(req)
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        s = self.settings
+        start = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self._attempt(payload, names, start, attempt)
+            except _Retry as retry:
+                if attempt > s.max_retries:
+                    return ModelResponse(
+                        text="",
+                        tool_calls=None,
+                        error=f"{retry.reason} (gave up after {attempt} attempts)",
+                        error_kind="infra",
+                        latency_s=time.perf_counter() - start,
+                        attempts=attempt,
+                    )
+                wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
+                if retry.wait_s is not None:
+                    wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
+                await asyncio.sleep(wait)
+
+    async def _attempt(self, payload: bytes, names: NameMap, start: float, attempt: int) -> ModelResponse:
+        timeout = aiohttp.ClientTimeout(total=self.settings.timeout_s)
+
+        def done(**kw: Any) -> ModelResponse:
+            return ModelResponse(latency_s=time.perf_counter() - start, attempts=attempt, **kw)
+
+        try:
+            async with self._client().post(self.url, data=payload, timeout=timeout) as resp:
+                status = resp.status
+                raw = await resp.text(errors="replace")
+                retry_after = retry_after_s(resp.headers.get("Retry-After"))
+        except TimeoutError as exc:
+            raise _Retry(f"timeout after {self.settings.timeout_s:g}s") from exc
+        except aiohttp.ClientError as exc:
+            raise _Retry(f"connection error: {type(exc).__name__}: {exc}") from exc
+        if status == 200:
+            try:
+                parsed = parse_choice(json.loads(raw), names, fc=self.mode == "fc")
+            except (json.JSONDecodeError, ValueError) as exc:
+                raise _Retry(f"malformed 200 response: {exc}") from exc
+            if parsed.problems:
+                return done(
+                    text=parsed.text,
+                    tool_calls=parsed.tool_calls,
+                    error="; ".join(parsed.problems),
+                    error_kind="model_format",
+                )
+            return done(text=parsed.text, tool_calls=parsed.tool_calls)
+        message = _error_message(raw)
+        fmt = model_format_error(status, message)
+        if fmt is not None:
+            return done(
+                text=fmt.raw_text,
+                tool_calls=None,  # the quoted raw text, if any, goes to our own tolerant parser
+                error=f"HTTP {status}: {fmt.message[:2000]}",
+                error_kind="model_format",
+            )
+        if retryable_status(status):
+            raise _Retry(f"HTTP {status}: {message[:500]}", wait_s=retry_after)
+        return done(
+            text="", tool_calls=None, error=f"HTTP {status} from {self.url}: {message[:2000]}", error_kind="infra"
+        )
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None

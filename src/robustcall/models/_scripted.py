@@ -1,0 +1,135 @@
+"""Scripted policies: deterministic stand-ins for a model, with exactly known accuracies (tests)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from robustcall.core import Message, ToolCall, ToolSpec
+from robustcall.models._api import Mode, ModelRequest, ModelResponse
+
+Policy = Callable[[ModelRequest], list[ToolCall] | str]
+"""A policy returns the calls to make, or a text-only answer (no call)."""
+
+POLICIES: dict[str, Policy] = {}
+GIVE_UP_TEXT = "The tool failed; please try again later."
+
+
+def policy(name: str) -> Callable[[Policy], Policy]:
+    """Register a policy under ``scripted:<name>``."""
+
+    def register(fn: Policy) -> Policy:
+        POLICIES[name] = fn
+        return fn
+
+    return register
+
+
+def _golden(req: ModelRequest) -> list[ToolCall]:
+    return [g.as_call() for g in req.sample.golden_answers]
+
+
+def _first_golden_args(req: ModelRequest) -> dict[str, object]:
+    golden = req.sample.golden_answers
+    return dict(golden[0].parameters) if golden else {}
+
+
+def _tools(req: ModelRequest) -> list[ToolSpec]:
+    return req.tools or req.sample.tools
+
+
+@policy("oracle")
+def oracle(req: ModelRequest) -> list[ToolCall] | str:
+    """The sample's golden answers as calls; no call when the golden list is empty."""
+    return _golden(req)
+
+
+@policy("give_up_after_error")
+def give_up_after_error(req: ModelRequest) -> list[ToolCall] | str:
+    """Oracle on pass 0; after an injected tool error, gives up in words."""
+    return _golden(req) if req.pass_index == 0 else GIVE_UP_TEXT
+
+
+@policy("always_first_tool")
+def always_first_tool(req: ModelRequest) -> list[ToolCall] | str:
+    """Calls the first listed tool with the first golden call's arguments."""
+    tools = _tools(req)
+    return [ToolCall(name=tools[0].name, arguments=_first_golden_args(req))] if tools else []
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words(text: str) -> set[str]:
+    """Lower-case word set; splits ``snake_case``, ``dotted.names`` and ``camelCase``."""
+    return {w.lower() for w in re.findall(r"[A-Za-z0-9]+", _CAMEL.sub(" ", text))}
+
+
+@policy("name_biased")
+def name_biased(req: ModelRequest) -> list[ToolCall] | str:
+    """Calls the tool whose name shares most words with the last user turn (ties: first listed)."""
+    tools = _tools(req)
+    if not tools:
+        return []
+    user = next((m.content for m in reversed(req.messages) if m.role == "user"), "")
+    query = words(user)
+    best = max(tools, key=lambda t: len(words(t.name) & query))  # max keeps the first of equals
+    return [ToolCall(name=best.name, arguments=_first_golden_args(req))]
+
+
+def _calls_in(msg: Message) -> list[ToolCall] | None:
+    if msg.tool_calls:
+        return list(msg.tool_calls)
+    try:
+        data = json.loads(msg.content)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, list) and all(isinstance(d, dict) for d in data):
+        try:
+            return [ToolCall.model_validate(d) for d in data]
+        except ValueError:
+            return None
+    return None
+
+
+@policy("repeat_same_call")
+def repeat_same_call(req: ModelRequest) -> list[ToolCall] | str:
+    """Oracle on pass 0; on pass 1 repeats the calls of the last assistant turn."""
+    if req.pass_index == 0:
+        return _golden(req)
+    for msg in reversed(req.messages):
+        if msg.role == "assistant":
+            calls = _calls_in(msg)
+            if calls is not None:
+                return calls
+            break
+    return _golden(req)  # pass 0 was the oracle: the same calls
+
+
+def calls_text(calls: list[ToolCall]) -> str:
+    """The calls as a JSON list (``[{"name": ..., "parameters": {...}}]``), or ``""`` for none."""
+    if not calls:
+        return ""
+    return json.dumps([c.model_dump(by_alias=True) for c in calls], ensure_ascii=False)
+
+
+class ScriptedModel:
+    """A ``ChatModel`` that answers with a registered policy (structured calls, no inference)."""
+
+    def __init__(self, policy_name: str, *, mode: Mode = "fc") -> None:
+        if policy_name not in POLICIES:
+            known = ", ".join(sorted(POLICIES))
+            raise ValueError(f"unknown scripted policy {policy_name!r} (known: {known})")
+        self.policy = POLICIES[policy_name]
+        self.name = f"scripted:{policy_name}"
+        self.mode: Mode = mode
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        out = self.policy(req)
+        if isinstance(out, str):
+            return ModelResponse(text=out, tool_calls=[])
+        return ModelResponse(text=calls_text(out), tool_calls=out)
+
+    async def aclose(self) -> None:
+        return None

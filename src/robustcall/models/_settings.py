@@ -1,0 +1,94 @@
+"""Per-model decoding and client settings, read from a Table-15-like file (Appendix K)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args
+
+import yaml
+
+from robustcall.models._api import Mode
+
+
+@dataclass
+class ModelSettings:
+    """Decoding, retries and timeouts for one model. Defaults follow Table 15: temperature 0, 1024 tokens."""
+
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    mode: Mode = "prompt"
+    timeout_s: float = 120.0
+    """Per-request timeout (never unbounded)."""
+    max_retries: int = 5
+    """Retries after the first attempt on 429 / 5xx / timeouts / dropped connections."""
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    """Merged into the request body (e.g. ``chat_template_kwargs: {enable_thinking: false}``)."""
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(ModelSettings)}
+
+
+class SettingsError(ValueError):
+    """A settings file that cannot be read as ``{model_name: {field: value}}``."""
+
+
+def _read(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise SettingsError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: expected a mapping of model name -> settings, got {type(data).__name__}")
+    return data
+
+
+def _coerce(path: Path, model: str, raw: dict[str, Any]) -> ModelSettings:
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in _FIELDS:
+            known = ", ".join(sorted(_FIELDS))
+            raise SettingsError(f"{path}: model {model!r}: unknown setting {key!r} (known: {known})")
+        if key == "mode":
+            mode = str(value).lower()
+            if mode not in get_args(Mode):
+                raise SettingsError(f"{path}: model {model!r}: mode must be 'fc' or 'prompt', got {value!r}")
+            kwargs[key] = mode
+        elif key == "extra_body":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{path}: model {model!r}: extra_body must be a mapping")
+            kwargs[key] = dict(value)
+        else:
+            default = getattr(ModelSettings(), key)
+            try:
+                kwargs[key] = type(default)(value)
+            except (TypeError, ValueError) as exc:
+                raise SettingsError(f"{path}: model {model!r}: {key}={value!r}: {exc}") from exc
+    return ModelSettings(**kwargs)
+
+
+def load_settings(path: Path | None, model: str) -> ModelSettings:
+    """Settings for ``model`` from ``path`` (YAML or JSON ``{model_name: {temperature, ...}}``).
+
+    A ``default`` entry, when present, applies to every model and the model's own entry overrides
+    it. No file, or a model not listed, gives the Table 15 defaults.
+    """
+    if path is None:
+        return ModelSettings()
+    data = _read(path)
+    merged: dict[str, Any] = {}
+    for key in ("default", model):
+        entry = data.get(key)
+        if entry is None:
+            continue
+        if not isinstance(entry, dict):
+            raise SettingsError(f"{path}: entry {key!r} must be a mapping, got {type(entry).__name__}")
+        merged.update(entry)
+    return _coerce(path, model, merged)
