@@ -118,7 +118,7 @@ def assemble_gguf(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
     digest = hashlib.sha256()
-    task = progress.add_task(f"assembling {out.name}", total=total) if progress else None
+    task = progress.add_task("assembling GGUF", total=total) if progress else None
     try:
         with open(tmp, "wb") as dst:
             for _, wheel, info in parts:
