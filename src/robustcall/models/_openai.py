@@ -20,6 +20,9 @@ from robustcall.models._convert import NameMap, openai_messages, openai_tools, p
 from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
 from robustcall.models._settings import ModelSettings
 
+_sleep = asyncio.sleep
+"""Backoff waits go through here (tests record them)."""
+
 RETRY_AFTER_CAP_S = 300.0
 """Longest ``Retry-After`` honoured; a server asking for more is treated as asking for this."""
 
@@ -129,7 +132,7 @@ class OpenAIChatModel:
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
-                await asyncio.sleep(wait)
+                await _sleep(wait)
 
     async def _attempt(self, payload: bytes, names: NameMap, start: float, attempt: int) -> ModelResponse:
         timeout = aiohttp.ClientTimeout(total=self.settings.timeout_s)
