@@ -1,1 +1,49 @@
-"""robustcall.sources"""
+"""Loading real tool-calling benchmarks into ``Sample``s.
+
+Five sources make up RobustBench-TC (paper §4, Appendix A): BFCL v3 single-turn (from the
+``bfcl-eval`` wheel on PyPI), API-Bank level-1/2 (ToolRL-processed), RoTBench First_Turn (five
+noise splits), ToolAlpaca eval_simulated and ToolEyes (from a user-given data dir). Each loader's
+module docstring records how its source maps onto ``Sample`` and every decision taken where the
+paper or the data left a choice; ``source.extra["golden_mode"]`` says how ``golden_answers`` are
+meant (see ``GoldenMode``). ``load_jsonl_samples`` reads any benchmark already in the release record
+shape.
+"""
+
+from robustcall.sources._apibank import APIBANK_THINK_TOOL
+from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, fetch_bfcl
+from robustcall.sources._jsonl import load_jsonl_samples
+from robustcall.sources._load import NEEDS_DATA_DIR, load_source
+from robustcall.sources._rotbench import ROTBENCH_SPLITS
+from robustcall.sources._select import select_clean
+from robustcall.sources._types import (
+    DEFAULT_COMPOSITION,
+    SOURCE_NAMES,
+    GoldenMode,
+    LoadResult,
+    MissingDataError,
+    SourceError,
+    SourceFormatError,
+    SourceName,
+    UnknownSourceError,
+)
+
+__all__ = [
+    "APIBANK_THINK_TOOL",
+    "BFCL_CATEGORIES",
+    "BFCL_VERSION",
+    "DEFAULT_COMPOSITION",
+    "NEEDS_DATA_DIR",
+    "ROTBENCH_SPLITS",
+    "SOURCE_NAMES",
+    "GoldenMode",
+    "LoadResult",
+    "MissingDataError",
+    "SourceError",
+    "SourceFormatError",
+    "SourceName",
+    "UnknownSourceError",
+    "fetch_bfcl",
+    "load_jsonl_samples",
+    "load_source",
+    "select_clean",
+]

@@ -1,0 +1,208 @@
+"""BFCL v3 single-turn, read straight out of the ``bfcl-eval`` wheel on PyPI.
+
+The wheel is fetched with ``pip download --no-deps`` into the robustcall cache and never installed
+(its dependency set is large and partly broken). Data lives in the wheel as JSON-lines files
+``bfcl_eval/data/BFCL_v4_<file>.json`` and ``bfcl_eval/data/possible_answer/BFCL_v4_<file>.json``;
+the single-turn categories are BFCL v3's.
+
+Decisions (where the paper or the data left a choice):
+
+- Categories: ``simple`` (the wheel's ``simple_python``), ``multiple``, ``parallel``,
+  ``parallel_multiple``, ``live_simple``, ``live_multiple``, ``live_parallel``,
+  ``live_parallel_multiple``, ``irrelevance``, ``live_irrelevance``. ``simple_java`` and
+  ``simple_javascript`` are not loaded: their arguments are Java / JavaScript source strings that the
+  Python-AST output format (``[f(a=1)]``, Table 3) and its scorer do not speak. ``live_relevance``
+  (any call counts, no gold) is not a v3 category and is not loaded either.
+- Ids follow the paper: ``bfcl_v3__BFCL_v3_<category>__<original id>``; the original id is the
+  wheel's, verbatim (so ``simple`` ids read ``..._simple__simple_python_12``, as in this wheel).
+- ``golden_answers``: one ``GoldenAnswer`` per ground-truth call. ``acceptable`` is BFCL's
+  possible-answer dict verbatim (per parameter a list of acceptable values; ``""`` = may be
+  omitted). ``parameters`` holds one canonical call: per parameter the first acceptable value that
+  is not ``""``, applied recursively inside nested dicts (BFCL nests acceptable lists there too); a
+  parameter with no such value (``[""]``, or the ``[]`` a few live entries carry) is left out.
+- Irrelevance categories: ``golden_answers = []`` (the correct answer is no call).
+- A question with more than one turn would be skipped as ``multi-turn`` (none of these categories
+  has one in 2026.3.23); a relevance question without a possible answer is skipped as
+  ``no gold call``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from robustcall.core import (
+    EvalConfig,
+    GoldenAnswer,
+    Message,
+    Sample,
+    SourceInfo,
+    ToolSpec,
+    cache_dir,
+    file_sha256,
+)
+from robustcall.sources._common import Skips
+from robustcall.sources._types import LoadResult, SourceError, SourceFormatError
+
+BFCL_PACKAGE = "bfcl-eval"
+BFCL_VERSION = "2026.3.23"
+BENCHMARK = "bfcl_v3"
+
+BFCL_CATEGORIES: dict[str, str] = {
+    "simple": "simple_python",
+    "multiple": "multiple",
+    "parallel": "parallel",
+    "parallel_multiple": "parallel_multiple",
+    "live_simple": "live_simple",
+    "live_multiple": "live_multiple",
+    "live_parallel": "live_parallel",
+    "live_parallel_multiple": "live_parallel_multiple",
+    "irrelevance": "irrelevance",
+    "live_irrelevance": "live_irrelevance",
+}
+"""BFCL v3 category -> the file stem in the wheel (``BFCL_v4_<stem>.json``), in load order."""
+
+IRRELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance"})
+_DATA = "bfcl_eval/data"
+
+
+def fetch_bfcl(quiet: bool = False) -> Path:
+    """Path of the cached ``bfcl-eval==2026.3.23`` wheel, downloading it (no deps) if needed."""
+    dest = cache_dir("wheels")
+    found = _cached_wheel(dest)
+    if found is not None:
+        return found
+    cmd = [
+        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        "--disable-pip-version-check", f"{BFCL_PACKAGE}=={BFCL_VERSION}", "-d", str(dest),
+    ]  # fmt: skip
+    if quiet:
+        cmd.insert(4, "--quiet")
+    proc = subprocess.run(cmd, capture_output=quiet, text=True, check=False)
+    found = _cached_wheel(dest)
+    if proc.returncode != 0 or found is None:
+        detail = (proc.stderr or proc.stdout or "").strip()[-2000:] if quiet else "see pip's output above"
+        raise SourceError(
+            f"could not download {BFCL_PACKAGE}=={BFCL_VERSION} into {dest} (pip exit {proc.returncode}): "
+            f"{detail}\nCheck network access to PyPI, or place the wheel in {dest} by hand."
+        )
+    return found
+
+
+def _cached_wheel(dest: Path) -> Path | None:
+    wheels = sorted(dest.glob(f"{BFCL_PACKAGE.replace('-', '_')}-{BFCL_VERSION}-*.whl"))
+    return wheels[0] if wheels else None
+
+
+def load_bfcl(wheel: Path | None = None) -> LoadResult:
+    """All BFCL v3 single-turn samples from the wheel (fetched when ``wheel`` is not given)."""
+    wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
+    versions = {BFCL_PACKAGE: BFCL_VERSION, wheel.name: file_sha256(wheel)}
+    skips = Skips("bfcl")
+    samples: list[Sample] = []
+    try:
+        zf = zipfile.ZipFile(wheel)
+    except zipfile.BadZipFile:
+        raise SourceError(f"{wheel} is not a valid zip; delete it and run `robustcall data fetch bfcl`") from None
+    with zf:
+        for category, stem in BFCL_CATEGORIES.items():
+            q_member = f"{_DATA}/BFCL_v4_{stem}.json"
+            questions, versions[q_member] = _read_member(zf, wheel, q_member)
+            answers: dict[str, list[Any]] = {}
+            if category not in IRRELEVANCE_CATEGORIES:
+                a_member = f"{_DATA}/possible_answer/BFCL_v4_{stem}.json"
+                records, versions[a_member] = _read_member(zf, wheel, a_member)
+                answers = {str(r["id"]): r["ground_truth"] for _, r in records}
+            for lineno, entry in questions:
+                sample = _to_sample(category, entry, answers, skips, f"{wheel.name}!{q_member}:{lineno}")
+                if sample is not None:
+                    samples.append(sample)
+    return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
+
+
+def _read_member(zf: zipfile.ZipFile, wheel: Path, member: str) -> tuple[list[tuple[int, Any]], str]:
+    """JSON lines of one wheel member as ``(line, record)``, and the member's sha256."""
+    try:
+        raw = zf.read(member)
+    except KeyError:
+        raise SourceFormatError(f"{wheel}: no member {member} (is this bfcl-eval {BFCL_VERSION}?)") from None
+    out: list[tuple[int, Any]] = []
+    for lineno, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((lineno, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise SourceFormatError(f"{wheel}!{member}:{lineno}: invalid JSON ({exc.msg})") from None
+    return out, hashlib.sha256(raw).hexdigest()
+
+
+def _to_sample(
+    category: str, entry: dict[str, Any], answers: dict[str, list[Any]], skips: Skips, where: str
+) -> Sample | None:
+    original_id = str(entry["id"])
+    sample_id = f"{BENCHMARK}__BFCL_v3_{category}__{original_id}"
+    turns = entry["question"]
+    if len(turns) != 1:
+        skips.add("multi-turn", sample_id)
+        return None
+    golden: list[GoldenAnswer] = []
+    if category not in IRRELEVANCE_CATEGORIES:
+        ground_truth = answers.get(original_id)
+        if not ground_truth:
+            skips.add("no gold call", sample_id)
+            return None
+        try:
+            golden = [_golden(call) for call in ground_truth]
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise SourceFormatError(f"{where}: possible answer of {original_id} not understood: {exc}") from None
+    return Sample(
+        id=sample_id,
+        benchmark=BENCHMARK,
+        category=category,
+        source=SourceInfo(
+            original_id=original_id,
+            benchmark=BENCHMARK,
+            file=f"BFCL_v3_{category}.json",
+            extra={"golden_mode": "all", "bfcl_eval": BFCL_VERSION, "wheel_category": BFCL_CATEGORIES[category]},
+        ),
+        conversation=[Message(role=m["role"], content=m["content"]) for m in turns[0]],
+        tools=[ToolSpec.model_validate(f) for f in entry["function"]],
+        golden_answers=golden,
+        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
+    )
+
+
+def _golden(call: dict[str, Any]) -> GoldenAnswer:
+    """One BFCL ground-truth entry ``{name: {param: [acceptable...]}}`` -> ``GoldenAnswer``."""
+    if len(call) != 1:
+        raise ValueError(f"expected one function per ground-truth entry, got {sorted(call)}")
+    ((name, params),) = call.items()
+    return GoldenAnswer(name=name, parameters=_canonical_params(params), acceptable=dict(params))
+
+
+def _canonical_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Per parameter the first acceptable value that is not ``""``; parameters without one are left out."""
+    out: dict[str, Any] = {}
+    for key, options in params.items():
+        if not isinstance(options, list):  # a literal where BFCL nests no acceptable list
+            out[key] = options
+            continue
+        for option in options:
+            if option != "":
+                out[key] = _canonical_value(option)
+                break
+    return out
+
+
+def _canonical_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _canonical_params(value)
+    if isinstance(value, list):
+        return [_canonical_value(v) for v in value]
+    return value
