@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from robustcall.core import EvalConfig, Message, Sample, SourceInfo
-from robustcall.sources import DEFAULT_COMPOSITION, SOURCE_NAMES, LoadResult, select_clean
+from robustcall.core import EvalConfig, Message, Sample, SourceInfo, dump_record
+from robustcall.sources import DEFAULT_COMPOSITION, SOURCE_NAMES, LoadResult, load_source, select_clean
 
 
 def _toy(sizes: dict[str, int]) -> LoadResult:
@@ -76,3 +77,10 @@ def test_default_selection_on_real_sources(
         cats = Counter(s.category for s in picked)
         assert set(cats) == {s.category for s in result.samples}, name  # every category represented
         assert max(cats.values()) - min(cats.values()) <= 1, name
+
+
+def test_loading_twice_gives_identical_records(shared_data: Path) -> None:
+    for name in ("apibank", "rotbench", "toolalpaca", "tooleyes"):
+        a, b = load_source(name, shared_data), load_source(name, shared_data)
+        assert [dump_record(s) for s in a.samples] == [dump_record(s) for s in b.samples], name
+        assert a.skipped == b.skipped and a.versions == b.versions

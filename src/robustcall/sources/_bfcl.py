@@ -36,6 +36,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from robustcall.core import (
     EvalConfig,
     GoldenAnswer,
@@ -161,21 +163,24 @@ def _to_sample(
             golden = [_golden(call) for call in ground_truth]
         except (TypeError, ValueError, AttributeError) as exc:
             raise SourceFormatError(f"{where}: possible answer of {original_id} not understood: {exc}") from None
-    return Sample(
-        id=sample_id,
-        benchmark=BENCHMARK,
-        category=category,
-        source=SourceInfo(
-            original_id=original_id,
+    try:
+        return Sample(
+            id=sample_id,
             benchmark=BENCHMARK,
-            file=f"BFCL_v3_{category}.json",
-            extra={"golden_mode": "all", "bfcl_eval": BFCL_VERSION, "wheel_category": BFCL_CATEGORIES[category]},
-        ),
-        conversation=[Message(role=m["role"], content=m["content"]) for m in turns[0]],
-        tools=[ToolSpec.model_validate(f) for f in entry["function"]],
-        golden_answers=golden,
-        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
-    )
+            category=category,
+            source=SourceInfo(
+                original_id=original_id,
+                benchmark=BENCHMARK,
+                file=f"BFCL_v3_{category}.json",
+                extra={"golden_mode": "all", "bfcl_eval": BFCL_VERSION, "wheel_category": BFCL_CATEGORIES[category]},
+            ),
+            conversation=[Message(role=m["role"], content=m["content"]) for m in turns[0]],
+            tools=[ToolSpec.model_validate(f) for f in entry["function"]],
+            golden_answers=golden,
+            eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
+        )
+    except (ValidationError, KeyError, TypeError) as exc:
+        raise SourceFormatError(f"{where}: question {original_id} not understood: {exc}") from None
 
 
 def _golden(call: dict[str, Any]) -> GoldenAnswer:
