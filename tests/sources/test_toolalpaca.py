@@ -57,3 +57,10 @@ def test_placeholder_inputs_are_skipped(toolalpaca: LoadResult) -> None:
     ids = {s.id for s in toolalpaca.samples}
     # AniAPI golden steps refer to earlier results: {"animeId": ${animeId from searchAnime}}
     assert sum(i.startswith("toolalpaca__AniAPI__") for i in ids) == 2
+
+
+def test_samples_of_one_api_do_not_share_tool_objects(toolalpaca: LoadResult, by_id: ById) -> None:
+    a, b = by_id(toolalpaca, "toolalpaca__Axolotl__inst0"), by_id(toolalpaca, "toolalpaca__Axolotl__inst1")
+    assert a.tools == b.tools
+    assert all(x is not y for x, y in zip(a.tools, b.tools, strict=True))
+    assert a.tools[0].parameters is not b.tools[0].parameters

@@ -80,7 +80,7 @@ def load_toolalpaca(data_dir: Path | None) -> LoadResult:
                         extra={"golden_mode": "sequence", "api": name, "instruction_index": k},
                     ),
                     conversation=[Message(role="user", content=str(instruction))],
-                    tools=tools,
+                    tools=[t.model_copy(deep=True) for t in tools],
                     golden_answers=golden,
                     eval_config=EvalConfig(method="toolalpaca", output_format="react"),
                 )

@@ -12,7 +12,7 @@ answer is a call to a tool of that library, scored by action name (Appendix I). 
   the meta tools ``ask_to_user`` and ``finish``, in library order; ``source.extra["golden_mode"] =
   "any_name"`` says that a call to any of these names is correct and that parameters are not
   compared. ``extra["tool_library"]`` holds the library path. With no single ground-truth tool,
-  ToolEyes gets no Action / Reward variants (paper §4.3, Table 3).
+  ToolEyes gets no Action / Reward variants (paper §4, Table 3).
 - id ``tooleyes__<index in scenario_data_raw.json>``: ToolEyes' processed files use the query text
   ("Turn 1: …") as id, which repeats (380 distinct in 382). category: the scenario
   (TG, DU, RS, PL, IR, AM, FT).
