@@ -63,6 +63,8 @@ class LocalModel:
         )
         self._client: OpenAIChatModel | None = None
         self._lock = asyncio.Lock()
+        self._slots = asyncio.Semaphore(self.server.parallel)
+        """Requests beyond the server's slots wait here, so their timeout only runs while served."""
 
     async def start(self) -> OpenAIChatModel:
         """Start the server (once) and return the client bound to it."""
@@ -82,7 +84,8 @@ class LocalModel:
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         client = self._client if self._client is not None and self.server.running else await self.start()
-        return await client.complete(req)
+        async with self._slots:
+            return await client.complete(req)
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -1,0 +1,160 @@
+"""The llama-server lifecycle (start on a free port, /health, stop, die with us) on a fake binary."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from robustcall.core import Message
+from robustcall.models import ModelRequest
+from robustcall.models.local import MODEL_SHA256, LlamaServer, LocalModel, ServerStartError, local_paths
+from robustcall.models.local._artifacts import write_marker
+
+FAKE_SERVER = textwrap.dedent(
+    """\
+    #!{python}
+    # A stand-in for llama-server: 503 on /health for 0.3 s, then 200; chat answers echo the flags.
+    import json, sys, time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    args = sys.argv[1:]
+    if "--version" in args:
+        print("version: fake"); sys.exit(0)
+    if "--fail" in args:
+        print("error: failed to load model"); sys.exit(1)
+    port = int(args[args.index("--port") + 1])
+    t0 = time.monotonic()
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a): pass
+        def _send(self, code, obj):
+            data = json.dumps(obj).encode()
+            self.send_response(code); self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
+        def do_GET(self):
+            ok = time.monotonic() - t0 > 0.3
+            self._send(200 if ok else 503, {{"status": "ok" if ok else "loading"}})
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            msg = {{"role": "assistant", "content": "args=" + " ".join(args) + " tools=" + str("tools" in body)}}
+            self._send(200, {{"choices": [{{"index": 0, "message": msg}}]}})
+    print("listening", flush=True)
+    ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+    """
+)
+
+
+@pytest.fixture()
+def fake_binary(tmp_path: Path) -> Path:
+    path = tmp_path / "llama-server"
+    path.write_text(FAKE_SERVER.format(python=sys.executable))
+    path.chmod(0o755)
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0): check its state
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_dead(pid: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _server(binary: Path, tmp_path: Path, *extra: str) -> LlamaServer:
+    return LlamaServer(
+        binary, tmp_path / "m.gguf", chat_template=None, parallel=2, threads=1, log_dir=tmp_path, extra_args=extra
+    )
+
+
+def test_server_starts_on_a_free_port_waits_for_health_and_stops(fake_binary, tmp_path):
+    server = _server(fake_binary, tmp_path)
+    url = asyncio.run(server.start())
+    assert url.startswith("http://127.0.0.1:") and server.running
+    proc = server._proc
+    assert proc is not None
+    cmd = server.command(server.port or 0)
+    assert cmd[cmd.index("-np") + 1] == "2" and "--jinja" in cmd and "--kv-unified" in cmd
+    server.stop()
+    assert proc.poll() is not None and not server.running
+    server.stop()  # idempotent
+
+
+def test_a_server_that_exits_at_startup_reports_its_log(fake_binary, tmp_path):
+    server = _server(fake_binary, tmp_path, "--fail")
+    with pytest.raises(ServerStartError, match="failed to load model"):
+        asyncio.run(server.start())
+    assert not server.running
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
+@pytest.mark.parametrize("how", ["sigkill", "exit"])
+def test_the_server_dies_with_its_parent(fake_binary, tmp_path, how):
+    script = textwrap.dedent(
+        f"""
+        import asyncio, os, signal, sys
+        from pathlib import Path
+        from robustcall.models.local import LlamaServer
+        s = LlamaServer(Path({str(fake_binary)!r}), Path("m"), chat_template=None, parallel=1, threads=1,
+                        log_dir=Path({str(tmp_path)!r}))
+        asyncio.run(s.start())
+        print(s._proc.pid, flush=True)
+        if {how!r} == "sigkill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        sys.exit(0)  # without stop(): atexit must stop it
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    pid = int(out.stdout.split()[0])
+    assert _wait_dead(pid), f"llama-server (pid {pid}) outlived its parent ({how})"
+
+
+def test_local_model_starts_the_server_lazily_and_aclose_stops_it(fake_binary, tmp_path, sample):
+    paths = local_paths(tmp_path)
+    paths.gguf.parent.mkdir(parents=True)
+    paths.gguf.write_bytes(b"gguf")
+    write_marker(paths.gguf, MODEL_SHA256)
+    paths.server.parent.mkdir(parents=True)
+    paths.server.write_bytes(fake_binary.read_bytes())
+    paths.server.chmod(0o755)
+    write_marker(paths.server, "x")
+
+    async def go() -> str:
+        model = LocalModel(root=tmp_path, concurrency=3, threads=1)
+        assert model.mode == "prompt" and not model.server.running
+        try:
+            req = ModelRequest(messages=[Message(role="user", content="hi")], tools=sample.tools, sample=sample)
+            r = await model.complete(req)
+            assert r.error is None, r.error
+            return r.text
+        finally:
+            await model.aclose()
+            assert not model.server.running
+
+    text = asyncio.run(go())
+    assert "--chat-template-file" in text and "qwen_tools.jinja" in text and "-np 3" in text
+    assert text.endswith("tools=False")  # prompt mode: tools were rendered by the caller, not sent
+
+
+def test_local_model_not_set_up_says_what_to_run(tmp_path):
+    from robustcall.models.local import LocalModelNotReady
+
+    with pytest.raises(LocalModelNotReady, match="robustcall model setup"):
+        LocalModel(root=tmp_path)
