@@ -1,1 +1,28 @@
-"""robustcall.formats"""
+"""Prompt rendering per output format, and format-tolerant parsing back to ``ToolCall``s.
+
+Parsing never executes model text: Python-looking output is read by walking ``ast`` nodes (or a
+token reader for the common literal case) and JSON with :mod:`json`.
+"""
+
+from robustcall.formats._parse import DISPATCH, parse_tool_calls
+from robustcall.formats._render import (
+    DEFAULT_FORMATS,
+    render_calls,
+    render_messages,
+    render_system_prompt,
+    sample_format,
+)
+from robustcall.formats._types import OUTPUT_FORMATS, OutputFormat, ParseResult
+
+__all__ = [
+    "DEFAULT_FORMATS",
+    "DISPATCH",
+    "OUTPUT_FORMATS",
+    "OutputFormat",
+    "ParseResult",
+    "parse_tool_calls",
+    "render_calls",
+    "render_messages",
+    "render_system_prompt",
+    "sample_format",
+]

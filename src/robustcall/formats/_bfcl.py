@@ -1,0 +1,135 @@
+"""BFCL AST output (``[f(a=1), g.h(b="x")]`` and its Appendix I variants) and bare Python calls."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+from robustcall.formats._fastpy import read_calls
+from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
+from robustcall.formats._scan import balanced
+from robustcall.formats._types import Ctx, RawCall
+
+_EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
+_CALL_START = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(")
+
+
+def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    """Calls of a BFCL answer: canonical, colon-separated, keyword-list, unbracketed, or a bracketed
+    list inside prose. Returns ``([], "")`` when none is there."""
+    s = text.strip("`\n ").strip().strip("'")
+    if not s:
+        return [], ""
+    wrapped = s if s.startswith("[") else "[" + s
+    if not wrapped.endswith("]"):
+        wrapped += "]"
+    calls, variant = _read_list(wrapped, ctx)
+    if calls:
+        return calls, variant if s.startswith("[") else "bfcl_unbracketed"
+    for m in _EMBEDDED_LIST.finditer(text):
+        end = balanced(text, m.start())
+        if end is None:
+            continue
+        calls, variant = _read_list(text[m.start() : end], ctx)
+        if calls:
+            return calls, variant
+    return [], ""
+
+
+def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    fast = read_calls(src)
+    if fast is not None:
+        return fast.calls, fast.variant
+    calls = _ast_calls(src, ctx)
+    if calls is not None:
+        return calls, "bfcl"
+    colon = _colons_to_equals(src)
+    if colon is not None:
+        calls = _ast_calls(colon, ctx)
+        if calls is not None:
+            return calls, "bfcl_colon"
+    return [], ""
+
+
+def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:
+    node = parse_expr(src)
+    if node is None:
+        return None
+    elts = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
+    out: list[RawCall] = []
+    for elt in elts:
+        if not isinstance(elt, ast.Call):
+            ctx.drop(f"list item is not a call: {ast.unparse(elt)[:80]}")
+            continue
+        try:
+            out.append(call_of(elt, ctx))
+        except Unsupported as exc:
+            ctx.drop(f"call not read: {exc}")
+    return out
+
+
+def _colons_to_equals(src: str) -> str | None:
+    """``f(a: 1)`` -> ``f(a= 1)``: a name then ``:`` directly inside call parentheses (tokens, so
+    that colons inside strings and dicts are left alone). ``None`` when nothing changes."""
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    starts = [0]
+    for line in src.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    stack: list[str] = []
+    fixes: list[int] = []
+    prev: tokenize.TokenInfo | None = None
+    before_prev: tokenize.TokenInfo | None = None
+    for tok in toks:
+        if tok.type == tokenize.OP:
+            if tok.string in "([{":
+                stack.append(tok.string)
+            elif tok.string in ")]}" and stack:
+                stack.pop()
+            elif (
+                tok.string == ":"
+                and stack
+                and stack[-1] == "("
+                and prev is not None
+                and prev.type == tokenize.NAME
+                and before_prev is not None
+                and before_prev.string in ("(", ",")
+            ):
+                fixes.append(starts[tok.start[0] - 1] + tok.start[1])
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            before_prev, prev = prev, tok
+    if not fixes:
+        return None
+    chars = list(src)
+    for pos in fixes:
+        chars[pos] = "="
+    return "".join(chars)
+
+
+def python_calls(text: str, ctx: Ctx) -> list[RawCall]:
+    """Bare Python calls anywhere in the text (the last-resort variant). With a tool list, only calls
+    to listed tools are taken, so that prose like ``e.g(`` is not mistaken for a call."""
+    out: list[RawCall] = []
+    pos = 0
+    while True:
+        m = _CALL_START.search(text, pos)
+        if m is None:
+            return out
+        name = m.group(0)[:-1]
+        if ctx.tools and name not in ctx.tools:
+            pos = m.end()
+            continue
+        end = balanced(text, m.end() - 1)
+        node = parse_expr(text[m.start() : end]) if end is not None else None
+        if not isinstance(node, ast.Call):
+            pos = m.end()
+            continue
+        try:
+            out.append(call_of(node, ctx))
+        except Unsupported as exc:
+            ctx.drop(f"call not read: {exc}")
+        pos = end if end is not None else m.end()

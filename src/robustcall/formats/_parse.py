@@ -1,0 +1,84 @@
+"""Format-tolerant parsing of model text into ``ToolCall``s (Appendix I).
+
+Variants are tried in a dispatch order keyed on the output format until one returns a non-empty
+list. Code fences are looked into first, ``<think>…</think>`` blocks are ignored, positional
+arguments are mapped onto the tool schema's parameter order, and nothing is ever executed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from robustcall.core import ToolCall, ToolSpec
+from robustcall.formats._bfcl import bfcl_calls, python_calls
+from robustcall.formats._jsonblob import json_calls
+from robustcall.formats._react import adhoc_calls, react_calls
+from robustcall.formats._scan import fenced_blocks, strip_think
+from robustcall.formats._tags import tag_calls
+from robustcall.formats._types import MISSING, Ctx, OutputFormat, ParseResult, RawCall
+
+Variant = Callable[[str, Ctx], tuple[list[RawCall], str]]
+
+
+def _v_bfcl(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    return bfcl_calls(text, ctx)
+
+
+def _v_tags(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    return tag_calls(text, ctx), "tool_call"
+
+
+def _v_json(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    return json_calls(text, ctx), "json"
+
+
+def _v_python(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    return python_calls(text, ctx), "python"
+
+
+DISPATCH: dict[OutputFormat, tuple[Variant, ...]] = {
+    "bfcl": (_v_bfcl, _v_tags, _v_json, react_calls, adhoc_calls, _v_python),
+    "tool_call": (_v_tags, _v_json, react_calls, _v_bfcl, adhoc_calls, _v_python),
+    "react": (react_calls, adhoc_calls, _v_json, _v_tags, _v_bfcl, _v_python),
+    "json": (_v_json, _v_tags, react_calls, _v_bfcl, adhoc_calls, _v_python),
+}
+"""Per output format, the variants in the order they are tried (the format's own first)."""
+
+
+def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None) -> ParseResult:
+    """Calls in a model's text, read with the Appendix I variants in ``fmt``'s dispatch order.
+
+    ``tools`` (optional) maps positional arguments to parameter names and keeps the bare-Python
+    fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``.
+    """
+    ctx = Ctx(tools={t.name: t for t in tools} if tools else {})
+    body = strip_think(text)
+    if not body.strip():
+        return ParseResult([], None, [])
+    candidates = [*fenced_blocks(body), body]
+    try:
+        for variant in DISPATCH.get(fmt, DISPATCH["json"]):
+            for cand in candidates:
+                raw, name = variant(cand, ctx)
+                if raw:
+                    return ParseResult([_finish(c, ctx) for c in raw], name, ctx.dropped)
+                del ctx.dropped[:]  # what a variant that found nothing could not read is no news
+    except RecursionError:
+        ctx.drop("text nested too deeply to read")
+    return ParseResult([], None, ctx.dropped)
+
+
+def _finish(raw: RawCall, ctx: Ctx) -> ToolCall:
+    args = raw.arguments
+    if raw.positional:
+        tool = ctx.tools.get(raw.name)
+        names = list(tool.properties()) if tool is not None else []
+        for i, value in enumerate(raw.positional):
+            if value is MISSING:
+                continue
+            if i < len(names) and names[i] not in args:
+                args[names[i]] = value
+            else:
+                why = "no tool schema" if tool is None else "no free parameter at that position"
+                ctx.drop(f"{raw.name}: positional argument {i} = {value!r:.60} not mapped ({why})")
+    return ToolCall(name=raw.name, arguments=args)

@@ -1,0 +1,99 @@
+"""ReAct (``Action: X`` / ``Action Input: {json}``, ``ActionCode: alias``) and the ToolAlpaca ad-hoc
+forms (``func_name: {json}``, ``Function: X`` / ``Parameters: Y``, ``fn?p1=v1&p2=v2``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl
+
+from robustcall.formats._scan import decode_object, loads_lenient
+from robustcall.formats._types import Ctx, RawCall
+
+_ACTION = re.compile(r"^[ \t]*(?:\*\*)?(Action|ActionCode|Action Code)(?:\*\*)?[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
+_INPUT = re.compile(r"^[ \t]*(?:\*\*)?Action[ _]?Input(?:\*\*)?[ \t]*:[ \t]*", re.M)
+_FUNCTION = re.compile(r"^[ \t]*Function[ \t]*:[ \t]*(.+?)[ \t]*\n[ \t]*Parameters[ \t]*:[ \t]*", re.M)
+_NAME_COLON = re.compile(r"^[ \t]*`?([A-Za-z_][\w.\-]*)`?[ \t]*:[ \t]*(?=[{])", re.M)
+_QUERY = re.compile(r"(?<![\w/.:?&=%-])([A-Za-z_][\w.]*)\?([\w.\-%+]+=[^&\s'\"`]*(?:&[\w.\-%+]+=[^&\s'\"`]*)*)")
+_SCAFFOLD = frozenset(
+    {
+        "thought", "action", "action input", "action_input", "actioninput", "observation", "parameters",
+        "function", "answer", "final answer", "response", "output", "input", "arguments", "args",
+        "params", "result", "json", "example", "note", "tool_call", "tool",
+    }
+)  # fmt: skip
+
+
+def react_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    """Every ``Action:`` step with its ``Action Input`` (``{}`` when there is none)."""
+    actions = list(_ACTION.finditer(text))
+    out: list[RawCall] = []
+    code = False
+    for k, m in enumerate(actions):
+        name = m.group(2).strip().strip("`'\"*").strip()
+        if not name:
+            continue
+        code = code or m.group(1) != "Action"
+        stop = actions[k + 1].start() if k + 1 < len(actions) else len(text)
+        im = _INPUT.search(text, m.end(), stop)
+        args: dict[str, Any] = {}
+        if im is not None:
+            args = _input_args(text[im.end() : stop], name, ctx)
+        out.append(RawCall(name, args))
+    return out, "react_actioncode" if code else "react"
+
+
+def _input_args(rest: str, name: str, ctx: Ctx) -> dict[str, Any]:
+    s = rest.lstrip()
+    if not s:
+        return {}
+    if s[0] in "{[":
+        got = decode_object(s, 0)
+        value: Any = got[0] if got is not None else None
+        ok = got is not None
+    else:
+        line = s.split("\n", 1)[0].strip().strip("`")
+        ok, value = loads_lenient(line)
+        if ok and isinstance(value, str):
+            ok, value = loads_lenient(value)
+        if not ok and "=" in line and "&" in line:
+            return dict(parse_qsl(line, keep_blank_values=True))
+    if ok and isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    if ok and value in (None, "", [], "None", "none", "null"):
+        return {}
+    ctx.drop(f"{name}: Action Input is not a JSON object: {s[:80]!r}")
+    return {}
+
+
+def adhoc_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
+    """The ToolAlpaca ad-hoc forms, tried in turn."""
+    out: list[RawCall] = []
+    for m in _FUNCTION.finditer(text):
+        name = m.group(1).strip("`'\" ")
+        rest = text[m.end() :]
+        if rest[:1] in ("{", "["):
+            got = decode_object(rest, 0)
+            args = got[0] if got is not None and isinstance(got[0], dict) else None
+        else:
+            line = rest.split("\n", 1)[0].strip()
+            ok, val = loads_lenient(line)
+            args = val if ok and isinstance(val, dict) else dict(parse_qsl(line)) if "=" in line else None
+        if args is None:
+            ctx.drop(f"{name}: Parameters not read: {rest[:80]!r}")
+            args = {}
+        out.append(RawCall(name, {str(k): v for k, v in args.items()}))
+    if out:
+        return out, "adhoc_function_parameters"
+    for m in _NAME_COLON.finditer(text):
+        name = m.group(1)
+        if name.lower() in _SCAFFOLD:
+            continue
+        got = decode_object(text, m.end())
+        if got is not None and isinstance(got[0], dict):
+            out.append(RawCall(name, {str(k): v for k, v in got[0].items()}))
+    if out:
+        return out, "adhoc_name_json"
+    for m in _QUERY.finditer(text):
+        out.append(RawCall(m.group(1), dict(parse_qsl(m.group(2), keep_blank_values=True))))
+    return out, "adhoc_query_string"
