@@ -43,13 +43,13 @@ def summary_table(summary: Summary, title: str = "") -> Table:
     for code, cell in summary.by_type.items():
         if code == "clean":
             continue
-        drop = summary.drop_by_type.get(code)
+        type_drop = summary.drop_by_type.get(code)
         display = TYPES[code].display if code in TYPES else code
         table.add_row(
             f"{display} ({code})",
             str(cell.n),
             _pct(cell),
-            f"{100 * drop:.1f}" if drop is not None else "",
+            f"{100 * type_drop:.1f}" if type_drop is not None else "",
             str(cell.infra_errors),
         )
     return table

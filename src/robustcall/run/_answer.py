@@ -10,24 +10,11 @@ from __future__ import annotations
 
 from robustcall.core import Message, Prediction, Sample, ToolCall, type_info
 from robustcall.faults import transition_injector
-from robustcall.formats import OutputFormat, parse_tool_calls, render_messages
+from robustcall.formats import OutputFormat, parse_tool_calls, render_messages, sample_format
 from robustcall.models import ChatModel, ModelRequest, ModelResponse
 
-_DEFAULT_FORMATS: dict[str, OutputFormat] = {
-    "bfcl_ast": "bfcl",
-    "apibank": "tool_call",
-    "rotbench": "react",
-    "toolalpaca": "react",
-    "tooleyes": "react",
-}
-
-
-def output_format(sample: Sample) -> OutputFormat:
-    """The output format the sample's source benchmark expects (Table 3)."""
-    fmt = sample.eval_config.output_format
-    if fmt in ("bfcl", "tool_call", "react", "json"):
-        return fmt  # type: ignore[return-value]
-    return _DEFAULT_FORMATS.get(sample.eval_config.method, "json")
+output_format = sample_format
+"""The output format the sample's source benchmark expects (Table 3)."""
 
 
 def observation_turn(fmt: OutputFormat, call: ToolCall, text: str) -> Message:

@@ -88,9 +88,7 @@ async def run_items(
                 try:
                     pred = await answer(item.sample, model)
                 except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
-                    pred = Prediction(
-                        error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra"
-                    )
+                    pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
                 rec = PredictionRecord(**dict(item.sample), prediction=pred, model=model.name)
                 out.write(rec)
                 stats.answered += 1

@@ -77,9 +77,7 @@ def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> li
     """
     clean_path = bench_dir / "clean.jsonl"
     if not clean_path.is_file():
-        raise FileNotFoundError(
-            f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?"
-        )
+        raise FileNotFoundError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
     clean = sorted(read_jsonl(clean_path, Sample), key=lambda s: s.id)
     chosen = {s.id for s in (clean[:limit] if limit is not None else clean)}
     items: list[WorkItem] = []
