@@ -1,0 +1,136 @@
+"""Per-source rules for API-Bank, RoTBench, ToolAlpaca, ToolEyes and exact matching (Appendix I).
+
+Golden answers are read with ``source.extra["golden_mode"]``: ``"all"`` (default; every golden call
+is expected) or ``"any"`` (the golden calls are alternatives; the prediction's first call must match
+one). ToolEyes may also name, per golden step, several acceptable tools (any tool of the step's
+library): ``source.extra["acceptable_names"]`` as a list (one list of names per golden step) or a
+``GoldenAnswer.acceptable`` entry ``{"__names__": [...]}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from robustcall.core import GoldenAnswer, Sample, ToolCall
+from robustcall.score._values import same
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A scorer's raw outcome before it becomes a ``Verdict``."""
+
+    correct: bool
+    score: float
+    detail: str | None = None
+
+
+def golden_mode(sample: Sample) -> str:
+    mode = sample.source.extra.get("golden_mode", "all")
+    return mode if mode in ("all", "any") else "all"
+
+
+def _params_equal(pred: dict[str, Any], gold: dict[str, Any]) -> bool:
+    return pred.keys() == gold.keys() and all(same(pred[k], v) for k, v in gold.items())
+
+
+def _params_subset(pred: dict[str, Any], gold: dict[str, Any]) -> bool:
+    return all(k in pred and same(pred[k], v) for k, v in gold.items())
+
+
+def _match_all(calls: list[ToolCall], golden: list[GoldenAnswer], subset: bool, allow_extra: bool) -> Judgement:
+    if not golden:
+        return Judgement(not calls, 1.0 if not calls else 0.0, None if not calls else "call made where none was due")
+    if not allow_extra and len(calls) != len(golden):
+        return Judgement(False, 0.0, f"{len(calls)} calls, {len(golden)} expected")
+    rule = _params_subset if subset else _params_equal
+    free = list(range(len(calls)))
+    for g in golden:
+        hit = next((i for i in free if calls[i].name == g.name and rule(calls[i].arguments, g.parameters)), None)
+        if hit is None:
+            named = any(calls[i].name == g.name for i in free)
+            why = "arguments differ" if named else "not called"
+            return Judgement(False, 0.0, f"{g.name}: {why}")
+        free.remove(hit)
+    return Judgement(True, 1.0)
+
+
+def _match_any(calls: list[ToolCall], golden: list[GoldenAnswer], subset: bool) -> Judgement:
+    if not calls:
+        return Judgement(False, 0.0, "no call")
+    first = calls[0]
+    rule = _params_subset if subset else _params_equal
+    for g in golden:
+        if first.name == g.name and rule(first.arguments, g.parameters):
+            return Judgement(True, 1.0)
+    if any(first.name == g.name for g in golden):
+        return Judgement(False, 0.0, f"{first.name}: arguments match no alternative")
+    return Judgement(False, 0.0, f"{first.name}: not an acceptable action")
+
+
+def score_apibank(sample: Sample, calls: list[ToolCall]) -> Judgement:
+    """Name exact; same parameter names; values equal with API-Bank's type rules (strings
+    case-insensitive after stripping, numbers normalised). Calls to meta tools (``**Think``) ignored."""
+    meta = set(sample.source.extra.get("meta_tools") or [])
+    calls = [c for c in calls if c.name not in meta]
+    if golden_mode(sample) == "any":
+        return _match_any(calls, sample.golden_answers, subset=False)
+    return _match_all(calls, sample.golden_answers, subset=False, allow_extra=False)
+
+
+def score_rotbench(sample: Sample, calls: list[ToolCall]) -> Judgement:
+    """The (first) Action exact, Action Input field by field (same keys, normalised values)."""
+    if golden_mode(sample) == "any":
+        return _match_any(calls, sample.golden_answers, subset=False)
+    return _match_all(calls[: len(sample.golden_answers)], sample.golden_answers, subset=False, allow_extra=False)
+
+
+def score_toolalpaca(sample: Sample, calls: list[ToolCall]) -> Judgement:
+    """The most lenient: name match plus the golden parameter values a subset of the predicted."""
+    if golden_mode(sample) == "any":
+        return _match_any(calls, sample.golden_answers, subset=True)
+    return _match_all(calls, sample.golden_answers, subset=True, allow_extra=True)
+
+
+def score_exact(sample: Sample, calls: list[ToolCall]) -> Judgement:
+    """Calls equal to the golden calls, in order, names and arguments exactly."""
+    want = [(g.name, g.parameters) for g in sample.golden_answers]
+    got = [(c.name, c.arguments) for c in calls]
+    return Judgement(want == got, 1.0 if want == got else 0.0)
+
+
+def step_names(sample: Sample) -> list[set[str]]:
+    """Per golden step, the tool names that satisfy it."""
+    extra = sample.source.extra.get("acceptable_names")
+    out: list[set[str]] = []
+    for i, g in enumerate(sample.golden_answers):
+        names = {g.name}
+        if isinstance(extra, list) and i < len(extra) and isinstance(extra[i], list):
+            names |= {str(n) for n in extra[i]}
+        if g.acceptable and isinstance(g.acceptable.get("__names__"), list):
+            names |= {str(n) for n in g.acceptable["__names__"]}
+        out.append(names)
+    return out
+
+
+def score_tooleyes(sample: Sample, calls: list[ToolCall]) -> Judgement:
+    """Action names exact; partial credit on sequences: the fraction of golden steps matched, in
+    order, by the predicted calls (correct iff all are). ``golden_mode="any"``: the first call's name
+    must be one of the golden names."""
+    steps = step_names(sample)
+    if not steps:
+        return Judgement(not calls, 1.0 if not calls else 0.0)
+    if golden_mode(sample) == "any":
+        ok = bool(calls) and any(calls[0].name in s for s in steps)
+        return Judgement(ok, 1.0 if ok else 0.0, None if ok else "first action is not an acceptable tool")
+    j = 0
+    matched = 0
+    for step in steps:
+        while j < len(calls) and calls[j].name not in step:
+            j += 1
+        if j == len(calls):
+            break
+        matched += 1
+        j += 1
+    score = matched / len(steps)
+    return Judgement(matched == len(steps), score, None if matched == len(steps) else f"{matched}/{len(steps)} steps")
