@@ -143,3 +143,17 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(bench: Path, tmp_path:
     finally:
         server.kill()
         server.wait()
+
+
+def test_limit_spreads_over_categories_and_pairs_types(bench: Path) -> None:
+    from robustcall.run import plan_work
+
+    extra = _sample(3, True).model_copy(update={"id": "bfcl_v3__BFCL_v3_simple__simple_3", "category": "simple"})
+    write_jsonl(bench / "clean.jsonl", [_sample(0, True), _sample(1, False), _sample(2, False), extra])
+    items = plan_work(bench, ["clean", "transient_timeout"], limit=2)
+    assert [i.sample.id for i in items] == [
+        "bfcl_v3__BFCL_v3_multiple__multiple_0",
+        "bfcl_v3__BFCL_v3_simple__simple_3",
+        "bfcl_v3__BFCL_v3_multiple__multiple_0__transient_timeout",
+        "bfcl_v3__BFCL_v3_simple__simple_3__transient_timeout",
+    ]

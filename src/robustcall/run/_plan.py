@@ -69,17 +69,32 @@ def as_transition(sample: Sample, code: str) -> Sample:
     )
 
 
+def spread_subset(samples: list[Sample], n: int) -> list[Sample]:
+    """``n`` samples taken round-robin over (benchmark, category) groups, each group in id order."""
+    groups: dict[tuple[str, str], list[Sample]] = {}
+    for s in sorted(samples, key=lambda s: s.id):
+        groups.setdefault((s.benchmark, s.category), []).append(s)
+    queues = [groups[k] for k in sorted(groups)]
+    out: list[Sample] = []
+    depth = 0
+    while len(out) < n and any(depth < len(q) for q in queues):
+        out.extend(q[depth] for q in queues if depth < len(q))
+        depth += 1
+    return out[:n]
+
+
 def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> list[WorkItem]:
     """Work items for ``types`` from ``bench_dir`` (``clean.jsonl`` + ``<code>.jsonl`` files).
 
-    With ``limit``, the same ``limit`` clean samples (first by id) are used for every type, so that
-    drops are measured on paired samples; a type that does not apply to some of them has fewer.
+    With ``limit``, the same ``limit`` clean samples are used for every type, so that drops are
+    measured on paired samples (a type that does not apply to some of them has fewer); they are
+    taken round-robin over (benchmark, category) so that a small limit still spans the sources.
     """
     clean_path = bench_dir / "clean.jsonl"
     if not clean_path.is_file():
         raise FileNotFoundError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
     clean = sorted(read_jsonl(clean_path, Sample), key=lambda s: s.id)
-    chosen = {s.id for s in (clean[:limit] if limit is not None else clean)}
+    chosen = {s.id for s in (spread_subset(clean, limit) if limit is not None else clean)}
     items: list[WorkItem] = []
     for code in types:
         info = type_info(code)
