@@ -18,7 +18,7 @@ _CALL_START = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(")
 
 def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     """Calls of a BFCL answer: canonical, colon-separated, keyword-list, unbracketed, or a bracketed
-    list inside prose. Returns ``([], "")`` when none is there."""
+    list inside prose. Returns ``([], "")`` when none is there, ``([], "bfcl")`` for an explicit ``[]``."""
     s = text.strip("`\n ").strip().strip("'")
     if not s:
         return [], ""
@@ -26,7 +26,7 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     if not wrapped.endswith("]"):
         wrapped += "]"
     calls, variant = _read_list(wrapped, ctx)
-    if calls:
+    if calls or (variant and wrapped == s):  # a well-formed "[]" says "no call": nothing more to try
         return calls, variant if s.startswith("[") else "bfcl_unbracketed"
     for m in _EMBEDDED_LIST.finditer(text):
         end = balanced(text, m.start())
@@ -44,7 +44,7 @@ def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         return fast.calls, fast.variant
     calls = _ast_calls(src, ctx)
     if calls is not None:
-        return calls, "bfcl"
+        return calls, "bfcl" if calls or src.strip() == "[]" else ""
     colon = _colons_to_equals(src)
     if colon is not None:
         calls = _ast_calls(colon, ctx)

@@ -16,19 +16,14 @@ from typing import Any
 
 from robustcall.formats._types import RawCall
 
-_TOKENS = re.compile(
-    r"""\s*(?:
-      ('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")                 # 1 string
-     |(-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)(?![\w.])       # 2 number
-     |([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)      # 3 (dotted) name
-     |([\[\](){}:,=])                                           # 4 punctuation
-     |(\S)                                                      # 5 anything else: give up
-    )""",
-    re.X,
-)
+_TOKENS = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[^\s'"\[\](){}:,=]+|\S""")
+_NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CONST = {"True": True, "False": False, "None": None}
 _KW_NAME = frozenset({"func_name", "function_name", "name", "function", "tool_name", "tool"})
 _KW_ARGS = frozenset({"params", "parameters", "arguments", "args"})
+_PUNCT = frozenset("[](){}:,=")
+_END = ("",)
 
 
 class _Bail(Exception):
@@ -46,59 +41,55 @@ class FastResult:
 def read_calls(text: str) -> FastResult | None:
     """Calls of a bracketed BFCL list (``text`` must start with ``[``), or ``None`` to fall back."""
     toks = _TOKENS.findall(text)
+    toks.append("")  # sentinel: never a valid token, so running off the end bails
     try:
         return _Reader(toks).top()
     except (_Bail, IndexError, ValueError, SyntaxError):
         return None
 
 
+def _is_name(tok: str) -> bool:
+    return _NAME.fullmatch(tok) is not None
+
+
 class _Reader:
     __slots__ = ("colon", "i", "kwlist", "toks")
 
-    def __init__(self, toks: list[tuple[str, str, str, str, str]]) -> None:
+    def __init__(self, toks: list[str]) -> None:
         self.toks = toks
         self.i = 0
         self.colon = False
         self.kwlist = False
 
-    def _punct(self) -> str:
-        t = self.toks[self.i]
-        return t[3]
-
-    def _expect(self, p: str) -> None:
-        if self.toks[self.i][3] != p:
-            raise _Bail
-        self.i += 1
-
     def top(self) -> FastResult:
-        self._expect("[")
-        calls: list[RawCall] = []
         toks = self.toks
-        if toks[self.i][3] == "]":
-            self.i += 1
+        if toks[0] != "[":
+            raise _Bail
+        self.i = 1
+        calls: list[RawCall] = []
+        if toks[1] == "]":
+            self.i = 2
         else:
             while True:
-                name = toks[self.i][2]
-                if not name:
-                    raise _Bail
-                nxt = toks[self.i + 1][3]
-                if nxt == "(":
+                name = toks[self.i]
+                nxt = toks[self.i + 1]
+                if nxt == "(" and _is_name(name):
                     self.i += 2
                     calls.append(self._call(name))
-                elif nxt == "=":
+                elif nxt == "=" and _is_name(name):
                     calls.extend(self._kwlist())
                 else:
                     raise _Bail
-                p = toks[self.i][3]
+                p = toks[self.i]
                 self.i += 1
                 if p == "]":
                     break
                 if p != ",":
                     raise _Bail
-                if toks[self.i][3] == "]":
+                if toks[self.i] == "]":
                     self.i += 1
                     break
-        if self.i != len(toks):
+        if self.i != len(toks) - 1:
             raise _Bail
         variant = "bfcl_keyword_list" if self.kwlist else "bfcl_colon" if self.colon else "bfcl"
         return FastResult(calls, variant)
@@ -107,30 +98,28 @@ class _Reader:
         toks = self.toks
         args: dict[str, Any] = {}
         positional: list[Any] = []
-        if toks[self.i][3] == ")":
+        if toks[self.i] == ")":
             self.i += 1
             return RawCall(name, args, positional)
         while True:
             t = toks[self.i]
-            sep = toks[self.i + 1][3]
-            if t[2] and (sep == "=" or sep == ":"):
-                if "." in t[2]:
-                    raise _Bail
+            sep = toks[self.i + 1]
+            if (sep == "=" or sep == ":") and t.isidentifier():
                 if sep == ":":
                     self.colon = True
                 self.i += 2
-                args[t[2]] = self._value()
+                args[t] = self._value()
             else:
                 if args:  # positional after keyword: not Python; let the ast path judge
                     raise _Bail
                 positional.append(self._value())
-            p = toks[self.i][3]
+            p = toks[self.i]
             self.i += 1
             if p == ")":
                 return RawCall(name, args, positional)
             if p != ",":
                 raise _Bail
-            if toks[self.i][3] == ")":
+            if toks[self.i] == ")":
                 self.i += 1
                 return RawCall(name, args, positional)
 
@@ -142,8 +131,8 @@ class _Reader:
         cur_name: str | None = None
         cur_args: dict[str, Any] | None = None
         while True:
-            key = toks[self.i][2]
-            if not key or toks[self.i + 1][3] != "=":
+            key = toks[self.i]
+            if toks[self.i + 1] != "=" or not key.isidentifier():
                 raise _Bail
             self.i += 2
             val = self._value()
@@ -156,9 +145,7 @@ class _Reader:
                 cur_args = {str(k): v for k, v in val.items()}
             else:
                 raise _Bail
-            if toks[self.i][3] != ",":
-                break
-            if toks[self.i + 1][3] == "]":
+            if toks[self.i] != "," or toks[self.i + 1] == "]":
                 break
             self.i += 1
         if cur_name is None:
@@ -167,63 +154,67 @@ class _Reader:
         return calls
 
     def _value(self) -> Any:
-        t = self.toks[self.i]
+        toks = self.toks
+        t = toks[self.i]
         self.i += 1
-        if t[0]:
-            s = t[0]
-            if "\\" not in s:
-                return s[1:-1]
-            return ast.literal_eval(s)
-        if t[1]:
-            n = t[1]
-            if "." in n or "e" in n or "E" in n:
-                return float(n)
-            digits = n.lstrip("-")
-            if len(digits) > 1 and digits[0] == "0" and digits.strip("0"):
-                raise _Bail  # 007 is a syntax error in Python
-            return int(n)
-        if t[2]:
-            name = t[2]
-            if name in _CONST:
-                return _CONST[name]
-            if "." in name or self.toks[self.i][3] == "(":
+        c = t[:1]
+        if c == "'" or c == '"':
+            if len(t) < 2 or t[-1] != c:
                 raise _Bail
-            return name
-        p = t[3]
-        if p == "[":
+            if "\\" not in t:
+                return t[1:-1]
+            return ast.literal_eval(t)
+        if c == "[":
             out: list[Any] = []
-            if self.toks[self.i][3] == "]":
+            if toks[self.i] == "]":
                 self.i += 1
                 return out
             while True:
                 out.append(self._value())
-                q = self.toks[self.i][3]
+                q = toks[self.i]
                 self.i += 1
                 if q == "]":
                     return out
                 if q != ",":
                     raise _Bail
-                if self.toks[self.i][3] == "]":
+                if toks[self.i] == "]":
                     self.i += 1
                     return out
-        if p == "{":
+        if c == "{":
             d: dict[Any, Any] = {}
-            if self.toks[self.i][3] == "}":
+            if toks[self.i] == "}":
                 self.i += 1
                 return d
             while True:
                 k = self._value()
                 if isinstance(k, list | dict):
                     raise _Bail
-                self._expect(":")
+                if toks[self.i] != ":":
+                    raise _Bail
+                self.i += 1
                 d[k] = self._value()
-                q = self.toks[self.i][3]
+                q = toks[self.i]
                 self.i += 1
                 if q == "}":
                     return d
                 if q != ",":
                     raise _Bail
-                if self.toks[self.i][3] == "}":
+                if toks[self.i] == "}":
                     self.i += 1
                     return d
-        raise _Bail
+        if not c or c in _PUNCT:
+            raise _Bail
+        if c.isdigit() or c == "-" or c == ".":
+            if _NUMBER.fullmatch(t) is None:
+                raise _Bail
+            if "." in t or "e" in t or "E" in t:
+                return float(t)
+            digits = t.lstrip("-")
+            if len(digits) > 1 and digits[0] == "0" and digits.strip("0"):
+                raise _Bail  # 007 is a syntax error in Python
+            return int(t)
+        if t in _CONST:
+            return _CONST[t]
+        if "." in t or toks[self.i] == "(" or not t.isidentifier():
+            raise _Bail
+        return t

@@ -25,15 +25,18 @@ def _v_bfcl(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 
 def _v_tags(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    return tag_calls(text, ctx), "tool_call"
+    calls = tag_calls(text, ctx)
+    return calls, "tool_call" if calls else ""
 
 
 def _v_json(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    return json_calls(text, ctx), "json"
+    calls = json_calls(text, ctx)
+    return calls, "json" if calls else ""
 
 
 def _v_python(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    return python_calls(text, ctx), "python"
+    calls = python_calls(text, ctx)
+    return calls, "python" if calls else ""
 
 
 DISPATCH: dict[OutputFormat, tuple[Variant, ...]] = {
@@ -57,11 +60,14 @@ def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None 
         return ParseResult([], None, [])
     candidates = [*fenced_blocks(body), body]
     try:
-        for variant in DISPATCH.get(fmt, DISPATCH["json"]):
+        order = DISPATCH.get(fmt, DISPATCH["json"])
+        for variant in order:
             for cand in candidates:
                 raw, name = variant(cand, ctx)
                 if raw:
                     return ParseResult([_finish(c, ctx) for c in raw], name, ctx.dropped)
+                if name and variant is order[0] and cand is body:
+                    return ParseResult([], name, ctx.dropped)  # the format's own "no call", e.g. "[]"
                 del ctx.dropped[:]  # what a variant that found nothing could not read is no news
     except RecursionError:
         ctx.drop("text nested too deeply to read")

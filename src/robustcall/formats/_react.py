@@ -40,7 +40,7 @@ def react_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         if im is not None:
             args = _input_args(text[im.end() : stop], name, ctx)
         out.append(RawCall(name, args))
-    return out, "react_actioncode" if code else "react"
+    return out, ("react_actioncode" if code else "react") if out else ""
 
 
 def _input_args(rest: str, name: str, ctx: Ctx) -> dict[str, Any]:
@@ -96,4 +96,4 @@ def adhoc_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         return out, "adhoc_name_json"
     for m in _QUERY.finditer(text):
         out.append(RawCall(m.group(1), dict(parse_qsl(m.group(2), keep_blank_values=True))))
-    return out, "adhoc_query_string"
+    return out, "adhoc_query_string" if out else ""
