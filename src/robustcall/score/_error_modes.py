@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 from robustcall.core import Component, ErrorMode, ToolCall
@@ -30,6 +29,6 @@ def error_mode(
     gold_set = set(gold)
     if any(c.name not in gold_set for c in calls):
         return "name_bias" if component == "reward" and gold else "wrong"
-    if alternatives or Counter(c.name for c in calls) == Counter(gold):
+    if alternatives or sorted(c.name for c in calls) == sorted(gold):
         return "param_mismatch"
     return "other"
