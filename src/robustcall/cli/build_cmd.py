@@ -1,9 +1,65 @@
-"""CLI commands (filled in by the package that owns them)."""
+"""``robustcall build``: turn real benchmarks into RobustBench-TC."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+console = Console(stderr=True)
+
+
+def _per_source(spec: str | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in (p.strip() for p in (spec or "").split(",") if p.strip()):
+        name, _, n = part.partition("=")
+        if not n.isdigit():
+            raise typer.BadParameter(f"--per-source wants name=N pairs, got {part!r}")
+        out[name.strip()] = int(n)
+    return out
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    @app.command("build")
+    def build(
+        out: Annotated[Path, typer.Option("--out", help="Directory for clean.jsonl, <type>.jsonl, manifest.json.")],
+        sources: Annotated[str, typer.Option("--sources", help="Comma list of sources.")] = "bfcl",
+        data_dir: Annotated[
+            Path | None, typer.Option("--data-dir", help="Data of API-Bank, RoTBench, ToolAlpaca, ToolEyes.")
+        ] = None,
+        per_source: Annotated[
+            str | None, typer.Option("--per-source", help="Clean samples per source, e.g. bfcl=32,apibank=74.")
+        ] = None,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        rewriter: Annotated[str, typer.Option("--rewriter", help="offline (no model) or llm.")] = "offline",
+    ) -> None:
+        """Build RobustBench-TC: clean samples plus the 16 static perturbation types."""
+        from robustcall.perturb import build_benchmark
+
+        if rewriter != "offline":
+            raise typer.BadParameter("only --rewriter offline is available in this version")
+        names = [s.strip() for s in sources.split(",") if s.strip()]
+        t0 = time.perf_counter()
+        with Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=console,
+        ) as progress:  # fmt: skip
+            task = progress.add_task("perturbing", total=None)
+
+            def tick(_: str, done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            manifest = build_benchmark(names, data_dir, seed, out, per_source=_per_source(per_source), on_progress=tick)
+        table = Table(title=f"{out} ({time.perf_counter() - t0:.1f} s)")
+        table.add_column("type")
+        for name in names:
+            table.add_column(name, justify="right")
+        table.add_column("total", justify="right")
+        for code, by_source in manifest["counts_by_source"].items():
+            table.add_row(code, *(str(by_source.get(n, 0)) for n in names), str(manifest["counts"][code]))
+        Console().print(table)

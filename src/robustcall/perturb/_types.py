@@ -1,0 +1,100 @@
+"""The registry's record types: a perturbation type, the context it runs in, guard statistics."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from robustcall.core import Component, PerturbationInfo, Sample, type_info
+
+if TYPE_CHECKING:
+    from robustcall.perturb._rewriter import Rewriter
+
+
+@dataclass
+class GuardStats:
+    """How often the golden-value guard had to step in, per perturbation type.
+
+    ``checked``: rewrites requested; ``passed``: accepted on the first try; ``regenerated``: accepted
+    after one or more retries; ``fallback``: every try failed, the offline span-safe rewrite was used;
+    ``unchanged``: not even the fallback changed the text (that text is left as it was);
+    ``violations``: protected strings lost by rejected tries (counted per string).
+    """
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def add(self, code: str, key: str, n: int = 1) -> None:
+        row = self.counts.setdefault(
+            code, {"checked": 0, "passed": 0, "regenerated": 0, "fallback": 0, "unchanged": 0, "violations": 0}
+        )
+        row[key] = row.get(key, 0) + n
+
+    def merge(self, other: GuardStats) -> None:
+        for code, row in other.counts.items():
+            for key, n in row.items():
+                self.add(code, key, n)
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        return {code: dict(self.counts[code]) for code in sorted(self.counts)}
+
+
+@dataclass
+class PerturbContext:
+    """What an ``apply`` function may use: its own random stream, the rewriter, the guard counters."""
+
+    rng: random.Random
+    rewriter: Rewriter
+    guard: GuardStats
+    code: str
+    max_tries: int = 3
+
+
+ApplyFn = Callable[[Sample, PerturbContext], "Sample | None"]
+
+
+@dataclass(frozen=True)
+class PerturbationType:
+    """One registered perturbation type."""
+
+    code: str
+    """The release's code name, e.g. ``same_name_C``."""
+    display: str
+    """The paper's display name, e.g. ``Dup-WrongP``."""
+    component: Component
+    apply: ApplyFn
+    """The edit; ``None`` when the type does not apply to the sample (e.g. ToolEyes, Action)."""
+    static: bool = True
+    """Built into a file by ``robustcall build`` (``False`` for the runtime transition types)."""
+
+
+REGISTRY: dict[str, PerturbationType] = {}
+
+
+def register(code: str, *, static: bool = True) -> Callable[[ApplyFn], ApplyFn]:
+    """Register ``apply`` under a taxonomy code; display name and component come from core."""
+    info = type_info(code)
+
+    def deco(fn: ApplyFn) -> ApplyFn:
+        if code in REGISTRY:
+            raise ValueError(f"perturbation type {code!r} registered twice")
+        REGISTRY[code] = PerturbationType(info.code, info.display, info.component, fn, static)
+        return fn
+
+    return deco
+
+
+def variant_of(sample: Sample, code: str, update: dict[str, Any], metadata: dict[str, Any]) -> Sample:
+    """The perturbed copy: id ``<clean id>__<code>``, ``perturbation`` filled, fields in ``update``."""
+    info = type_info(code)
+    return sample.model_copy(
+        update={
+            **update,
+            "id": f"{sample.id}__{code}",
+            "perturbation": PerturbationInfo(
+                type=code, mdp_category=info.component, variant=info.display, metadata=metadata
+            ),
+        },
+        deep=True,
+    )

@@ -1,0 +1,120 @@
+"""Reward perturbations: misleading cost / response-time metadata (MisDesc, TimeDesc and variants).
+
+A sibling of the GT tool with the same parameters is added. Descriptions carry cost (CD) or
+response-time (TD) annotations that make the GT the right choice for a request appended to the
+last user turn asking for the cheapest / quickest option. Distractor names:
+
+- ``CD`` / ``TD``: suffix ``_Budget`` / ``_Fast`` (the name suggests the opposite of the metadata);
+- ``CD_NT`` / ``TD_NT``: neutral suffix ``_1`` (Appendix C's released examples; Table 1 writes ``_I``);
+- ``CD_AB`` / ``TD_AB``: the right tool gets an abbreviated name and becomes the golden answer; the
+  full original name is the distractor (Case 2: ``country_info.capital`` -> ``cou_info.cap``).
+
+Tool order is shuffled with the seed, as Appendix C's examples show.
+"""
+
+from __future__ import annotations
+
+import re
+
+from robustcall.core import Sample, ToolSpec
+from robustcall.perturb._target import gt_tool, with_last_user
+from robustcall.perturb._types import PerturbContext, register, variant_of
+
+COST_REQUESTS = ("Please use a cost-effective option.", "Use the cheapest available tool if possible.")
+TIME_REQUESTS = ("Please use the quickest method.",)
+GOOD = {"cost": " Cost: $0.001 per call.", "time": " Average response time: 120 ms."}
+BAD = {"cost": " Cost: $0.050 per call.", "time": " Average response time: 4,800 ms."}
+HINT_SUFFIX = {"cost": "_Budget", "time": "_Fast"}
+NEUTRAL_SUFFIX = "_1"
+
+
+def abbreviate(name: str) -> str | None:
+    """Cut each ``.``/``_``-separated segment longer than 4 characters to its first 3
+    (``mutation_type.find`` -> ``mut_type.find``, ``country_info.capital`` -> ``cou_info.cap``);
+    if that changes nothing, cut every segment longer than 3; ``None`` if still unchanged."""
+    parts = re.split(r"([._])", name)
+    for limit in (4, 3):
+        out = "".join(p[:3] if p not in (".", "_") and len(p) > limit else p for p in parts)
+        if out != name:
+            return out
+    return None
+
+
+def add_request(text: str, request: str) -> str:
+    """Append ``request`` to the last user utterance (inside the last ``</user>`` of a transcript)."""
+    cut = text.rfind("</user>")
+    if cut >= 0:
+        return f"{text[:cut].rstrip()} {request}{text[cut:]}"
+    return f"{text.rstrip()} {request}"
+
+
+def _apply(sample: Sample, ctx: PerturbContext, kind: str, naming: str) -> Sample | None:
+    found = gt_tool(sample)
+    if found is None:
+        return None
+    _, gt = found
+    names = {t.name for t in sample.tools}
+    good_desc = gt.description.rstrip() + GOOD[kind]
+    bad_desc = gt.description.rstrip() + BAD[kind]
+    golden = sample.golden_answers
+    if naming == "abbr":
+        short = abbreviate(gt.name)
+        if short is None or short in names:
+            return None
+        right = gt.model_copy(update={"name": short, "description": good_desc})
+        wrong = gt.model_copy(update={"description": bad_desc})
+        golden = [g.model_copy(update={"name": short}) if g.name == gt.name else g for g in golden]
+    else:
+        suffix = HINT_SUFFIX[kind] if naming == "hint" else NEUTRAL_SUFFIX
+        if gt.name + suffix in names:
+            return None
+        right = gt.model_copy(update={"description": good_desc})
+        wrong = gt.model_copy(update={"name": gt.name + suffix, "description": bad_desc})
+    tools: list[ToolSpec] = [right if t.name == gt.name else t for t in sample.tools]
+    tools.append(wrong)
+    ctx.rng.shuffle(tools)
+    request = ctx.rng.choice(COST_REQUESTS if kind == "cost" else TIME_REQUESTS)
+    i = sample.last_user_index()
+    conversation = with_last_user(sample, add_request(sample.conversation[i].content, request))
+    return variant_of(
+        sample,
+        ctx.code,
+        {"tools": tools, "golden_answers": golden, "conversation": conversation},
+        {"distractor": wrong.name, "golden_tool": right.name, "request": request},
+    )
+
+
+@register("CD")
+def cd(sample: Sample, ctx: PerturbContext) -> Sample | None:
+    """MisDesc: cost annotations favour the GT; the ``_Budget`` distractor is the expensive one."""
+    return _apply(sample, ctx, "cost", "hint")
+
+
+@register("TD")
+def td(sample: Sample, ctx: PerturbContext) -> Sample | None:
+    """TimeDesc: response-time annotations favour the GT; the ``_Fast`` distractor is the slow one."""
+    return _apply(sample, ctx, "time", "hint")
+
+
+@register("CD_NT")
+def cd_nt(sample: Sample, ctx: PerturbContext) -> Sample | None:
+    """MisDesc-N: as MisDesc with a neutral distractor suffix."""
+    return _apply(sample, ctx, "cost", "neutral")
+
+
+@register("TD_NT")
+def td_nt(sample: Sample, ctx: PerturbContext) -> Sample | None:
+    """TimeDesc-N: as TimeDesc with a neutral distractor suffix."""
+    return _apply(sample, ctx, "time", "neutral")
+
+
+@register("CD_AB")
+def cd_ab(sample: Sample, ctx: PerturbContext) -> Sample | None:
+    """MisDesc-Abbr: the cheap GT carries an abbreviated name; the full name is the expensive distractor."""
+    return _apply(sample, ctx, "cost", "abbr")
+
+
+@register("TD_AB")
+def td_ab(sample: Sample, ctx: PerturbContext) -> Sample | None:
+    """TimeDesc-Abbr: the fast GT carries an abbreviated name; the full name is the slow distractor."""
+    return _apply(sample, ctx, "time", "abbr")
