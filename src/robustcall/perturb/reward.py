@@ -40,11 +40,19 @@ def abbreviate(name: str) -> str | None:
     return None
 
 
+INSTRUCTION_TURN = "Based on our conversation above"
+"""API-Bank's closing instruction turn (ToolRL's processing), not a user utterance."""
+
+
 def add_request(text: str, request: str) -> str:
-    """Append ``request`` to the last user utterance (inside the last ``</user>`` of a transcript)."""
-    cut = text.rfind("</user>")
-    if cut >= 0:
-        return f"{text[:cut].rstrip()} {request}{text[cut:]}"
+    """Append ``request`` to the last user utterance: inside the last ``<user>…</user>`` of a
+    transcript that is not API-Bank's closing instruction (as Appendix C shows), else at the end."""
+    end = len(text)
+    while (cut := text.rfind("</user>", 0, end)) >= 0:
+        start = text.rfind("<user>", 0, cut)
+        if INSTRUCTION_TURN not in text[start:cut]:
+            return f"{text[:cut].rstrip()} {request}{text[cut:]}"
+        end = start if start >= 0 else cut
     return f"{text.rstrip()} {request}"
 
 
