@@ -40,7 +40,9 @@ RELEASE_RECORD = {
             },
         }
     ],
-    "golden_answers": [{"name": "mutation_type.find", "parameters": {"snp_id": "rs6034464", "species": "Homo sapiens"}}],
+    "golden_answers": [
+        {"name": "mutation_type.find", "parameters": {"snp_id": "rs6034464", "species": "Homo sapiens"}}
+    ],
     "eval_config": {"method": "bfcl_ast"},
 }
 

@@ -5,7 +5,8 @@ from robustcall.faults import TRANSITION_MESSAGES, FaultInjector, transition_inj
 def test_appendix_g_strings_verbatim() -> None:
     assert set(TRANSITION_MESSAGES) == set(TRANSITION_TYPES)
     assert TRANSITION_MESSAGES["transient_rate_limit"] == (
-        "HTTP 429 Too Many Requests. The provider rejected the call because the per-minute rate limit has been exceeded."
+        "HTTP 429 Too Many Requests. "
+        "The provider rejected the call because the per-minute rate limit has been exceeded."
     )
     assert TRANSITION_MESSAGES["transient_server_error"] == (
         "HTTP 500 Internal Server Error. The remote endpoint failed to handle the request."

@@ -20,9 +20,7 @@ def summary_table(summary: Summary, title: str = "") -> Table:
     table = Table(title=title or None)
     for col in ("group", "n", "accuracy %", "drop pp", "infra"):
         table.add_column(col, justify="left" if col == "group" else "right")
-    table.add_row(
-        "[bold]Clean", str(summary.clean.n), _pct(summary.clean), "", str(summary.clean.infra_errors)
-    )
+    table.add_row("[bold]Clean", str(summary.clean.n), _pct(summary.clean), "", str(summary.clean.infra_errors))
     table.add_row(
         "[bold]Pert. Acc.",
         str(summary.perturbed.n),

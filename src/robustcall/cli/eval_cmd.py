@@ -17,9 +17,7 @@ from robustcall.core import PredictionRecord
 
 console = Console(stderr=True)
 
-BenchOpt = Annotated[
-    Path, typer.Option("--bench", help="A benchmark directory written by `robustcall build`.")
-]
+BenchOpt = Annotated[Path, typer.Option("--bench", help="A benchmark directory written by `robustcall build`.")]
 ModelOpt = Annotated[
     str,
     typer.Option(
@@ -92,9 +90,7 @@ def _execute(
                     progress.advance(task)
 
                 t0 = time.perf_counter()
-                stats = await run_items(
-                    items, model, out, concurrency=concurrency, resume=resume, on_record=tick
-                )
+                stats = await run_items(items, model, out, concurrency=concurrency, resume=resume, on_record=tick)
                 progress.update(task, completed=len(items))
             dt = time.perf_counter() - t0
             console.print(
@@ -159,9 +155,7 @@ def register(app: typer.Typer) -> None:
         limit: LimitOpt = 4,
         concurrency: ConcOpt = 1,
         seed: Annotated[int, typer.Option("--seed")] = 0,
-        out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path(
-            "runs/bench"
-        ),
+        out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
     ) -> None:

@@ -15,7 +15,6 @@ app = typer.Typer(
 )
 
 
-
 @app.command()
 def version() -> None:
     """Print the robustcall version."""
