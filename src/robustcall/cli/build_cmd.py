@@ -37,12 +37,23 @@ def register(app: typer.Typer) -> None:
         ] = None,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         rewriter: Annotated[str, typer.Option("--rewriter", help="offline (no model) or llm.")] = "offline",
+        llm_model: Annotated[str | None, typer.Option("--llm-model", help="Model name for --rewriter llm.")] = None,
+        llm_base_url: Annotated[
+            str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+        ] = None,
     ) -> None:
         """Build RobustBench-TC: clean samples plus the 16 static perturbation types."""
-        from robustcall.perturb import build_benchmark
+        from robustcall.perturb import LLMRewriter, OfflineRewriter, Rewriter, build_benchmark
 
-        if rewriter != "offline":
-            raise typer.BadParameter("only --rewriter offline is available in this version")
+        chosen: Rewriter
+        if rewriter == "offline":
+            chosen = OfflineRewriter()
+        elif rewriter == "llm":
+            if not (llm_model and llm_base_url):
+                raise typer.BadParameter("--rewriter llm needs --llm-model and --llm-base-url")
+            chosen = LLMRewriter(llm_model, llm_base_url)
+        else:
+            raise typer.BadParameter(f"--rewriter must be offline or llm, got {rewriter!r}")
         names = [s.strip() for s in sources.split(",") if s.strip()]
         t0 = time.perf_counter()
         with Progress(
@@ -54,7 +65,9 @@ def register(app: typer.Typer) -> None:
             def tick(_: str, done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            manifest = build_benchmark(names, data_dir, seed, out, per_source=_per_source(per_source), on_progress=tick)
+            manifest = build_benchmark(
+                names, data_dir, seed, out, per_source=_per_source(per_source), rewriter=chosen, on_progress=tick
+            )
         table = Table(title=f"{out} ({time.perf_counter() - t0:.1f} s)")
         table.add_column("type")
         for name in names:

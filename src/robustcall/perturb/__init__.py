@@ -2,6 +2,7 @@
 Reward), registered under the papers' code names, and ``build_benchmark``."""
 
 from robustcall.perturb import action, observation, reward, transition  # noqa: F401  (registration)
+from robustcall.perturb._llm import LLMRewriter
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
 from robustcall.perturb._rewriter import Rewriter, guarded
@@ -13,6 +14,7 @@ __all__ = [
     "MANIFEST",
     "REGISTRY",
     "GuardStats",
+    "LLMRewriter",
     "OfflineRewriter",
     "PerturbContext",
     "PerturbationType",
