@@ -25,6 +25,8 @@ def _per_source(spec: str | None) -> dict[str, int]:
 
 
 def register(app: typer.Typer) -> None:
+    register_audit(app)
+
     @app.command("build")
     def build(
         out: Annotated[Path, typer.Option("--out", help="Directory for clean.jsonl, <type>.jsonl, manifest.json.")],
@@ -76,3 +78,43 @@ def register(app: typer.Typer) -> None:
         for code, by_source in manifest["counts_by_source"].items():
             table.add_row(code, *(str(by_source.get(n, 0)) for n in names), str(manifest["counts"][code]))
         Console().print(table)
+
+
+def register_audit(app: typer.Typer) -> None:
+    @app.command("audit")
+    def audit_cmd(
+        bench: Annotated[Path, typer.Argument(help="A benchmark directory written by `robustcall build`.")],
+        judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")] = None,
+        judge_base_url: Annotated[
+            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of the judge.")
+        ] = None,
+        n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
+    ) -> None:
+        """Check generated perturbations automatically and, with a judge, score them 1-5 (Appendix H)."""
+        import json
+
+        from robustcall.perturb import LLMRewriter
+        from robustcall.perturb.audit import audit
+
+        judge = None
+        if judge_model and judge_base_url:
+            client = LLMRewriter(judge_model, judge_base_url)
+            judge = lambda prompt: client.complete(prompt, 0)  # noqa: E731
+        report = audit(bench, judge=judge, n=n, seed=seed)
+        table = Table(title=f"audit of {bench}")
+        for col in ("type", "samples", "check failures", "n", "mean", "median", "std", "≤2"):
+            table.add_column(col, justify="left" if col == "type" else "right")
+
+        def fmt(v: object) -> str:
+            return "—" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
+
+        for row in report.values():
+            table.add_row(
+                row["display"], str(row["samples"]), str(len(row["check_failures"])),
+                *(fmt(row.get(k)) for k in ("n", "mean", "median", "std", "frac_le_2")),
+            )  # fmt: skip
+        Console().print(table)
+        if json_out is not None:
+            json_out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
