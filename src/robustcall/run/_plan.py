@@ -70,11 +70,14 @@ def as_transition(sample: Sample, code: str) -> Sample:
 
 
 def spread_subset(samples: list[Sample], n: int) -> list[Sample]:
-    """``n`` samples taken round-robin over (benchmark, category) groups, each group in id order."""
+    """``n`` samples taken round-robin over (benchmark, category) groups, each group in id order.
+
+    Groups whose samples expect a call come first (every type applies to them), BFCL live ones last
+    (irrelevance items have no GT tool, so Action and Reward types skip them)."""
     groups: dict[tuple[str, str], list[Sample]] = {}
     for s in sorted(samples, key=lambda s: s.id):
         groups.setdefault((s.benchmark, s.category), []).append(s)
-    queues = [groups[k] for k in sorted(groups)]
+    queues = [groups[k] for k in sorted(groups, key=lambda k: (not groups[k][0].golden_answers, "live_" in k[1], k))]
     out: list[Sample] = []
     depth = 0
     while len(out) < n and any(depth < len(q) for q in queues):
