@@ -1,16 +1,22 @@
 """Parse + score throughput on the BFCL oracle corpus, against upstream BFCL's checker in the same run.
 
-For every corpus row (a BFCL id and a model output in BFCL's prompt format) we parse the text with
-``parse_tool_calls(..., "bfcl")`` and score it with ``score_prediction`` (bfcl_ast), producing a
-``Verdict``; upstream decodes the same text with its own decoder and runs its AST checker
-(``../shared/tools/bfcl_oracle/oracle.py`` in its venv, which prints its verdicts/s). Both are
-single-process. Also checks that every verdict agrees with upstream's.
+For every corpus row (a BFCL id and a model output in BFCL's prompt format) we parse the text and
+score it (bfcl_ast); upstream decodes the same text with its own decoder and runs its AST checker
+(``../shared/tools/bfcl_oracle/oracle.py`` in its venv, single process, which prints its verdicts/s).
+Ours is timed three ways, each from text, on the same rows:
+
+- ``per-record``: ``parse_tool_calls`` -> ``Prediction`` -> ``score_prediction`` -> ``Verdict``;
+- ``batch``: ``score_texts(pairs, "bfcl")`` -> one ``Scored`` (correct, score, error mode, error
+  type) per row, single process, and with ``--processes`` (default: the cores available) processes;
+- ``batch+Verdict``: the single-process batch plus ``to_verdict`` on every row (pydantic records).
+
+Each is the median of ``--repeat`` passes. Also checks that every verdict agrees with upstream's.
 
 Build the corpus and the venv first (docs/scoring.md):
     bash ../shared/tools/bfcl_oracle/setup.sh /tmp/bfcl_oracle_venv
     /tmp/bfcl_oracle_venv/bin/python ../shared/tools/bfcl_oracle/make_corpus.py /tmp/bfcl_corpus/corpus.jsonl
 
-usage: python benchmarks/parse_score.py [--corpus PATH] [--oracle-python PATH] [--repeat 3]
+usage: python benchmarks/parse_score.py [--corpus PATH] [--oracle-python PATH] [--repeat 3] [--processes N]
 """
 
 from __future__ import annotations
@@ -18,15 +24,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from robustcall.core import Prediction, Sample, cache_dir
 from robustcall.formats import parse_tool_calls
-from robustcall.score import score_prediction
+from robustcall.score import default_processes, score_prediction, score_texts, to_verdict
 from robustcall.sources._bfcl import load_bfcl
 
 ORACLE = Path(__file__).resolve().parents[2] / "shared" / "tools" / "bfcl_oracle" / "oracle.py"
@@ -36,14 +44,32 @@ WHEELS = [
 ]
 
 
-def ours(items: list[tuple[str, Sample]]) -> tuple[float, list[bool]]:
+def per_record(pairs: list[tuple[Sample, str]]) -> tuple[float, list[bool]]:
     t0 = time.perf_counter()
     out = []
-    for text, sample in items:
+    for sample, text in pairs:
         calls = parse_tool_calls(text, "bfcl", sample.tools).calls
         pred = Prediction(raw_output=text, tool_calls=calls)
         out.append(score_prediction(sample, pred).correct is True)
     return time.perf_counter() - t0, out
+
+
+def batch(pairs: list[tuple[Sample, str]], processes: int) -> tuple[float, list[bool]]:
+    t0 = time.perf_counter()
+    scored = score_texts(pairs, "bfcl", processes=processes)
+    return time.perf_counter() - t0, [s.correct for s in scored]
+
+
+def batch_verdicts(pairs: list[tuple[Sample, str]]) -> tuple[float, list[bool]]:
+    t0 = time.perf_counter()
+    scored = score_texts(pairs, "bfcl")
+    verdicts = [to_verdict(sample, s) for (sample, _), s in zip(pairs, scored, strict=True)]
+    return time.perf_counter() - t0, [v.correct is True for v in verdicts]
+
+
+def median_run(fn: Callable[[], tuple[float, list[bool]]], repeat: int) -> tuple[float, list[bool]]:
+    runs = [fn() for _ in range(repeat)]
+    return statistics.median(t for t, _ in runs), runs[-1][1]
 
 
 def upstream(python: str, corpus: Path) -> tuple[float, list[bool]]:
@@ -61,23 +87,31 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=Path("/tmp/bfcl_corpus/corpus.jsonl"))
     ap.add_argument("--oracle-python", default="/tmp/bfcl_oracle_venv/bin/python")
-    ap.add_argument("--repeat", type=int, default=3, help="timed passes of ours; the best is reported")
+    ap.add_argument("--repeat", type=int, default=3, help="timed passes of each of ours; the median is reported")
+    ap.add_argument("--processes", type=int, default=max(2, default_processes()), help="for the parallel batch")
     args = ap.parse_args()
     wheel = next((w for w in WHEELS if w.is_file()), None)
     if wheel is None or not args.corpus.is_file():
         sys.exit("need the bfcl-eval wheel (robustcall data fetch bfcl) and the oracle corpus (see the docstring)")
     by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
     rows = [json.loads(line) for line in args.corpus.read_text().splitlines() if line.strip()]
-    items = [(r["output"], by_id[r["id"]]) for r in rows]
-    best = min(ours(items)[0] for _ in range(args.repeat))
-    _, mine = ours(items)
+    pairs = [(by_id[r["id"]], r["output"]) for r in rows]
+    n = len(pairs)
+    runs: dict[str, Callable[[], tuple[float, list[bool]]]] = {
+        "per-record (parse_tool_calls + score_prediction -> Verdict)": lambda: per_record(pairs),
+        "batch, 1 process (score_texts -> Scored)": lambda: batch(pairs, 1),
+        "batch + to_verdict, 1 process (-> Verdict)": lambda: batch_verdicts(pairs),
+        f"batch, {args.processes} processes (score_texts -> Scored)": lambda: batch(pairs, args.processes),
+    }
+    results = {name: median_run(fn, args.repeat) for name, fn in runs.items()}
     theirs_rate, theirs = upstream(args.oracle_python, args.corpus)
-    rate = len(items) / best
-    agree = sum(a == b for a, b in zip(mine, theirs, strict=True))
-    print(f"records: {len(items)}  agreement with upstream: {agree}/{len(items)}")
-    print(f"upstream BFCL (decode + ast_checker): {theirs_rate:,.0f} verdicts/s")
-    print(f"robustcall (parse_tool_calls + score_prediction): {rate:,.0f} verdicts/s")
-    print(f"ratio: {rate / theirs_rate:.2f}x (goal >= 5x)")
+    print(f"records: {n}  (cores available: {default_processes()})")
+    print(f"upstream BFCL (decode + ast_checker, 1 process): {theirs_rate:,.0f} verdicts/s")
+    for name, (dt, mine) in results.items():
+        agree = sum(a == b for a, b in zip(mine, theirs, strict=True))
+        rate = n / dt
+        print(f"{name}: {rate:,.0f} verdicts/s = {rate / theirs_rate:.2f}x upstream  (agreement {agree}/{n})")
+    print("goal: >= 5x upstream")
 
 
 if __name__ == "__main__":

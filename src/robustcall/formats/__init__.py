@@ -4,7 +4,7 @@ Parsing never executes model text: Python-looking output is read by walking ``as
 token reader for the common literal case) and JSON with :mod:`json`.
 """
 
-from robustcall.formats._parse import DISPATCH, parse_tool_calls
+from robustcall.formats._parse import DISPATCH, parse_tool_calls, read_tool_calls
 from robustcall.formats._render import (
     DEFAULT_FORMATS,
     render_calls,
@@ -21,6 +21,7 @@ __all__ = [
     "OutputFormat",
     "ParseResult",
     "parse_tool_calls",
+    "read_tool_calls",
     "render_calls",
     "render_messages",
     "render_system_prompt",

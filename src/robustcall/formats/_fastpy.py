@@ -6,12 +6,16 @@ implicitly concatenated strings, unusual numbers...) back to the ``ast`` path by
 It also reads two Appendix I variants in the same pass: ``[f(a:1)]`` (colon separators) and
 ``[func_name="X", params={...}]`` (keyword lists). Values come out exactly as the ``ast`` path
 (:mod:`robustcall.formats._pyvalues`) gives them.
+
+The tokens (one compiled regex, ``findall``) are walked with a list iterator; anything unexpected
+raises ``_Bail`` (or runs into the ``""`` sentinel) and means "fall back to ``ast``".
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from robustcall.formats._types import RawCall
@@ -23,7 +27,8 @@ _CONST = {"True": True, "False": False, "None": None}
 _KW_NAME = frozenset({"func_name", "function_name", "name", "function", "tool_name", "tool"})
 _KW_ARGS = frozenset({"params", "parameters", "arguments", "args"})
 _PUNCT = frozenset("[](){}:,=")
-_END = ("",)
+
+Next = Callable[[], str]
 
 
 class _Bail(Exception):
@@ -40,181 +45,169 @@ class FastResult:
 
 def read_calls(text: str) -> FastResult | None:
     """Calls of a bracketed BFCL list (``text`` must start with ``[``), or ``None`` to fall back."""
-    toks = _TOKENS.findall(text)
+    toks: list[str] = _TOKENS.findall(text)
     toks.append("")  # sentinel: never a valid token, so running off the end bails
+    nxt = iter(toks).__next__
     try:
-        return _Reader(toks).top()
-    except (_Bail, IndexError, ValueError, SyntaxError):
+        if nxt() != "[":
+            return None
+        calls: list[RawCall] = []
+        colon = False
+        kwlist = False
+        t = nxt()
+        if t != "]":
+            while True:
+                sep = nxt()
+                if sep == "(" and _NAME.fullmatch(t) is not None:
+                    call, c = _call(t, nxt)
+                    calls.append(call)
+                    colon = colon or c
+                    t = nxt()
+                elif sep == "=" and _NAME.fullmatch(t) is not None:
+                    kwlist = True
+                    t = _kwlist(t, nxt, calls)
+                else:
+                    return None
+                if t == "]":
+                    break
+                if t != ",":
+                    return None
+                t = nxt()
+                if t == "]":
+                    break
+        if nxt() != "":  # the sentinel must come right after the closing bracket
+            return None
+        variant = "bfcl_keyword_list" if kwlist else "bfcl_colon" if colon else "bfcl"
+        return FastResult(calls, variant)
+    except (_Bail, StopIteration, ValueError, SyntaxError):
         return None
 
 
-def _is_name(tok: str) -> bool:
-    return _NAME.fullmatch(tok) is not None
-
-
-class _Reader:
-    __slots__ = ("colon", "i", "kwlist", "toks")
-
-    def __init__(self, toks: list[str]) -> None:
-        self.toks = toks
-        self.i = 0
-        self.colon = False
-        self.kwlist = False
-
-    def top(self) -> FastResult:
-        toks = self.toks
-        if toks[0] != "[":
-            raise _Bail
-        self.i = 1
-        calls: list[RawCall] = []
-        if toks[1] == "]":
-            self.i = 2
+def _call(name: str, nxt: Next) -> tuple[RawCall, bool]:
+    """Arguments up to the closing ``)``; also says whether ``a:1`` separators were used."""
+    args: dict[str, Any] = {}
+    positional: list[Any] = []
+    colon = False
+    t = nxt()
+    if t == ")":
+        return RawCall(name, args, positional), colon
+    while True:
+        sep = nxt()
+        if (sep == "=" or sep == ":") and t.isidentifier():
+            if sep == ":":
+                colon = True
+            v = nxt()
+            if v[:1] == "'" and len(v) > 1 and v[-1] == "'" and "\\" not in v:
+                args[t] = v[1:-1]
+            else:
+                args[t] = _value(v, nxt)
+            p = nxt()
         else:
-            while True:
-                name = toks[self.i]
-                nxt = toks[self.i + 1]
-                if nxt == "(" and _is_name(name):
-                    self.i += 2
-                    calls.append(self._call(name))
-                elif nxt == "=" and _is_name(name):
-                    calls.extend(self._kwlist())
-                else:
-                    raise _Bail
-                p = toks[self.i]
-                self.i += 1
-                if p == "]":
-                    break
-                if p != ",":
-                    raise _Bail
-                if toks[self.i] == "]":
-                    self.i += 1
-                    break
-        if self.i != len(toks) - 1:
+            if args:  # positional after keyword: not Python; let the ast path judge
+                raise _Bail
+            c = t[:1]
+            if c == "[" or c == "{":  # rare: a positional container goes to the ast path
+                raise _Bail
+            positional.append(_value(t, nxt))
+            p = sep
+        if p == ")":
+            return RawCall(name, args, positional), colon
+        if p != ",":
             raise _Bail
-        variant = "bfcl_keyword_list" if self.kwlist else "bfcl_colon" if self.colon else "bfcl"
-        return FastResult(calls, variant)
+        t = nxt()
+        if t == ")":
+            return RawCall(name, args, positional), colon
 
-    def _call(self, name: str) -> RawCall:
-        toks = self.toks
-        args: dict[str, Any] = {}
-        positional: list[Any] = []
-        if toks[self.i] == ")":
-            self.i += 1
-            return RawCall(name, args, positional)
-        while True:
-            t = toks[self.i]
-            sep = toks[self.i + 1]
-            if (sep == "=" or sep == ":") and t.isidentifier():
-                if sep == ":":
-                    self.colon = True
-                self.i += 2
-                args[t] = self._value()
-            else:
-                if args:  # positional after keyword: not Python; let the ast path judge
-                    raise _Bail
-                positional.append(self._value())
-            p = toks[self.i]
-            self.i += 1
-            if p == ")":
-                return RawCall(name, args, positional)
-            if p != ",":
-                raise _Bail
-            if toks[self.i] == ")":
-                self.i += 1
-                return RawCall(name, args, positional)
 
-    def _kwlist(self) -> list[RawCall]:
-        """``func_name="X", params={...}`` pairs up to the closing ``]``; several calls allowed."""
-        self.kwlist = True
-        toks = self.toks
-        calls: list[RawCall] = []
-        cur_name: str | None = None
-        cur_args: dict[str, Any] | None = None
-        while True:
-            key = toks[self.i]
-            if toks[self.i + 1] != "=" or not key.isidentifier():
-                raise _Bail
-            self.i += 2
-            val = self._value()
-            if key in _KW_NAME and isinstance(val, str):
-                if cur_name is not None:
-                    calls.append(RawCall(cur_name, cur_args or {}))
-                    cur_args = None
-                cur_name = val
-            elif key in _KW_ARGS and isinstance(val, dict):
-                cur_args = {str(k): v for k, v in val.items()}
-            else:
-                raise _Bail
-            if toks[self.i] != "," or toks[self.i + 1] == "]":
-                break
-            self.i += 1
-        if cur_name is None:
+def _kwlist(key: str, nxt: Next, calls: list[RawCall]) -> str:
+    """``func_name="X", params={...}`` pairs (the first key given, its ``=`` read) up to the closing
+    ``]``; several calls allowed. Returns the token after the last pair."""
+    cur_name: str | None = None
+    cur_args: dict[str, Any] | None = None
+    while True:
+        if not key.isidentifier():
             raise _Bail
-        calls.append(RawCall(cur_name, cur_args or {}))
-        return calls
+        val = _value(nxt(), nxt)
+        if key in _KW_NAME and isinstance(val, str):
+            if cur_name is not None:
+                calls.append(RawCall(cur_name, cur_args or {}))
+                cur_args = None
+            cur_name = val
+        elif key in _KW_ARGS and isinstance(val, dict):
+            cur_args = {str(k): v for k, v in val.items()}
+        else:
+            raise _Bail
+        after = nxt()
+        if after != ",":
+            break
+        key = nxt()
+        if key == "]":
+            after = "]"
+            break
+        if nxt() != "=":
+            raise _Bail
+    if cur_name is None:
+        raise _Bail
+    calls.append(RawCall(cur_name, cur_args or {}))
+    return after
 
-    def _value(self) -> Any:
-        toks = self.toks
-        t = toks[self.i]
-        self.i += 1
-        c = t[:1]
-        if c == "'" or c == '"':
-            if len(t) < 2 or t[-1] != c:
-                raise _Bail
-            if "\\" not in t:
-                return t[1:-1]
-            return ast.literal_eval(t)
-        if c == "[":
-            out: list[Any] = []
-            if toks[self.i] == "]":
-                self.i += 1
+
+def _value(t: str, nxt: Next) -> Any:
+    c = t[:1]
+    if c == "'" or c == '"':
+        if len(t) < 2 or t[-1] != c:
+            raise _Bail
+        if "\\" not in t:
+            return t[1:-1]
+        return ast.literal_eval(t)
+    if c == "[":
+        out: list[Any] = []
+        t = nxt()
+        if t == "]":
+            return out
+        while True:
+            out.append(_value(t, nxt))
+            q = nxt()
+            if q == "]":
                 return out
-            while True:
-                out.append(self._value())
-                q = toks[self.i]
-                self.i += 1
-                if q == "]":
-                    return out
-                if q != ",":
-                    raise _Bail
-                if toks[self.i] == "]":
-                    self.i += 1
-                    return out
-        if c == "{":
-            d: dict[Any, Any] = {}
-            if toks[self.i] == "}":
-                self.i += 1
-                return d
-            while True:
-                k = self._value()
-                if isinstance(k, list | dict):
-                    raise _Bail
-                if toks[self.i] != ":":
-                    raise _Bail
-                self.i += 1
-                d[k] = self._value()
-                q = toks[self.i]
-                self.i += 1
-                if q == "}":
-                    return d
-                if q != ",":
-                    raise _Bail
-                if toks[self.i] == "}":
-                    self.i += 1
-                    return d
-        if not c or c in _PUNCT:
-            raise _Bail
-        if c.isdigit() or c == "-" or c == ".":
-            if _NUMBER.fullmatch(t) is None:
+            if q != ",":
                 raise _Bail
-            if "." in t or "e" in t or "E" in t:
-                return float(t)
-            digits = t.lstrip("-")
-            if len(digits) > 1 and digits[0] == "0" and digits.strip("0"):
-                raise _Bail  # 007 is a syntax error in Python
-            return int(t)
-        if t in _CONST:
-            return _CONST[t]
-        if "." in t or toks[self.i] == "(" or not t.isidentifier():
+            t = nxt()
+            if t == "]":
+                return out
+    if c == "{":
+        d: dict[Any, Any] = {}
+        t = nxt()
+        if t == "}":
+            return d
+        while True:
+            k = _value(t, nxt)
+            if isinstance(k, list | dict):
+                raise _Bail
+            if nxt() != ":":
+                raise _Bail
+            d[k] = _value(nxt(), nxt)
+            q = nxt()
+            if q == "}":
+                return d
+            if q != ",":
+                raise _Bail
+            t = nxt()
+            if t == "}":
+                return d
+    if not c or c in _PUNCT:
+        raise _Bail
+    if c.isdigit() or c == "-" or c == ".":
+        if _NUMBER.fullmatch(t) is None:
             raise _Bail
-        return t
+        if "." in t or "e" in t or "E" in t:
+            return float(t)
+        digits = t.lstrip("-")
+        if len(digits) > 1 and digits[0] == "0" and digits.strip("0"):
+            raise _Bail  # 007 is a syntax error in Python
+        return int(t)
+    if t in _CONST:
+        return _CONST[t]
+    if "." in t or not t.isidentifier():
+        raise _Bail
+    return t

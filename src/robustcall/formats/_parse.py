@@ -8,9 +8,11 @@ arguments are mapped onto the tool schema's parameter order, and nothing is ever
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
+from robustcall.formats._fastpy import read_calls
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._react import adhoc_calls, react_calls
 from robustcall.formats._scan import fenced_blocks, strip_think
@@ -88,3 +90,25 @@ def _finish(raw: RawCall, ctx: Ctx) -> ToolCall:
                 why = "no tool schema" if tool is None else "no free parameter at that position"
                 ctx.drop(f"{raw.name}: positional argument {i} = {value!r:.60} not mapped ({why})")
     return ToolCall(name=raw.name, arguments=args)
+
+
+def read_tool_calls(
+    text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """``parse_tool_calls(text, fmt, tools).calls`` as ``(name, arguments)`` pairs, for batch scoring.
+
+    The common case of BFCL output (a bracketed list of calls with literal keyword arguments, no
+    fence, no ``<think>``) is read directly by the token reader, without the dispatch and without
+    building ``ToolCall`` objects; anything else goes through :func:`parse_tool_calls`. Both give the
+    same calls.
+    """
+    if fmt == "bfcl" and "```" not in text and "<think>" not in text and "<THINK>" not in text:
+        s = text.strip("`\n ").strip().strip("'")  # as bfcl_calls reads the text
+        if s[:1] == "[" and s[-1:] == "]":
+            try:
+                fast = read_calls(s)
+            except RecursionError:  # parse_tool_calls reports it
+                fast = None
+            if fast is not None and not any(c.positional for c in fast.calls):
+                return [(c.name, c.arguments) for c in fast.calls]  # [] for an explicit "[]"
+    return [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]

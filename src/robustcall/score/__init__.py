@@ -1,18 +1,36 @@
 """Deterministic verdicts (no LLM judge): per-source scorers and Appendix L error modes."""
 
-from robustcall.score._bfcl_ast import check_bfcl, standardize
-from robustcall.score._error_modes import error_mode
+from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
+from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
+from robustcall.score._error_modes import ErrorModes, error_mode
 from robustcall.score._rules import Judgement
-from robustcall.score._scorer import SCORERS, Scorer, score_prediction, score_record, score_records
+from robustcall.score._scorer import (
+    SCORERS,
+    SampleScorer,
+    Scored,
+    Scorer,
+    score_prediction,
+    score_record,
+    score_records,
+    to_verdict,
+)
 
 __all__ = [
+    "PARALLEL_MIN",
     "SCORERS",
+    "BfclChecker",
+    "ErrorModes",
     "Judgement",
+    "SampleScorer",
+    "Scored",
     "Scorer",
     "check_bfcl",
+    "default_processes",
     "error_mode",
     "score_prediction",
     "score_record",
     "score_records",
+    "score_texts",
     "standardize",
+    "to_verdict",
 ]

@@ -54,42 +54,67 @@ def standardize(s: str) -> str:
     return s.translate(_STRIP).lower().replace("'", '"')
 
 
+Call = tuple[str, dict[str, Any]]
+"""A call as the checker sees it: ``(name, arguments)``."""
+
+
 def check_bfcl(category: str, tools: list[ToolSpec], calls: list[ToolCall], golden: list[GoldenAnswer]) -> str | None:
     """``None`` when the calls pass, else upstream's ``error_type`` (e.g. ``value_error:string``)."""
-    if not golden:
-        return None if not calls else "irrelevance:called"
-    try:
-        if "parallel" in category:
-            return _parallel(tools, calls, golden)
-        if "multiple" in category:
-            if len(calls) != len(golden):
-                return "multiple_function_checker:wrong_count"
-            return _check_call(_tool(tools, golden[0].name), calls[0], golden[0])
-        if len(calls) != 1:
-            return "simple_function_checker:wrong_count"
-        tool = _tool(tools, golden[0].name) or (tools[0] if len(tools) == 1 else None)
-        return _check_call(tool, calls[0], golden[0])
-    except (TypeError, KeyError, AttributeError, IndexError) as exc:  # upstream would raise here
-        return f"checker_error:{type(exc).__name__}"
+    return BfclChecker(category, tools, golden).check([(c.name, c.arguments) for c in calls])
 
 
-def _tool(tools: list[ToolSpec], name: str) -> ToolSpec | None:
-    return next((t for t in tools if t.name == name), None)
+class BfclChecker:
+    """:func:`check_bfcl` for one sample, with the per-sample work (tool lookup, possible answers,
+    schema types, standardised acceptable strings) done once and reused by every :meth:`check`.
 
+    Parameter rules are prepared lazily, on the first call that reaches them, so that a sample
+    checked once costs no more than the plain rules; a schema upstream would crash on (a missing or
+    unknown ``type``) gives ``checker_error:<exception>`` at the same point as before.
+    """
 
-def _parallel(tools: list[ToolSpec], calls: list[ToolCall], golden: list[GoldenAnswer]) -> str | None:
-    if len(calls) != len(golden):
-        return "parallel_function_checker_no_order:wrong_count"
-    matched: set[int] = set()
-    for gold in golden:
-        tool = _tool(tools, gold.name)
-        for idx, call in enumerate(calls):
-            if idx not in matched and _check_call(tool, call, gold) is None:
-                matched.add(idx)
-                break
-        else:
-            return "parallel_function_checker_no_order:cannot_find_match"
-    return None
+    __slots__ = ("_golds", "_mode", "_n")
+
+    def __init__(self, category: str, tools: list[ToolSpec], golden: list[GoldenAnswer]) -> None:
+        first: dict[str, ToolSpec] = {}
+        for t in tools:
+            first.setdefault(t.name, t)
+        self._n = len(golden)
+        self._mode = 0 if not golden else 1 if "parallel" in category else 2 if "multiple" in category else 3
+        golds = [_Gold(first.get(g.name), g) for g in golden]
+        if self._mode == 3 and golds[0].tool is None and len(tools) == 1:
+            golds[0] = _Gold(tools[0], golden[0])
+        self._golds = golds
+
+    def check(self, calls: list[Call]) -> str | None:
+        """``None`` when ``calls`` pass, else upstream's ``error_type``."""
+        mode = self._mode
+        if mode == 0:
+            return None if not calls else "irrelevance:called"
+        try:
+            if mode == 1:
+                return self._parallel(calls)
+            if mode == 2:
+                if len(calls) != self._n:
+                    return "multiple_function_checker:wrong_count"
+                return self._golds[0].check(calls[0])
+            if len(calls) != 1:
+                return "simple_function_checker:wrong_count"
+            return self._golds[0].check(calls[0])
+        except (TypeError, KeyError, AttributeError, IndexError) as exc:  # upstream would raise here
+            return f"checker_error:{type(exc).__name__}"
+
+    def _parallel(self, calls: list[Call]) -> str | None:
+        if len(calls) != self._n:
+            return "parallel_function_checker_no_order:wrong_count"
+        matched: set[int] = set()
+        for gold in self._golds:
+            for idx, call in enumerate(calls):
+                if idx not in matched and gold.check(call) is None:
+                    matched.add(idx)
+                    break
+            else:
+                return "parallel_function_checker_no_order:cannot_find_match"
+        return None
 
 
 def acceptable_of(gold: GoldenAnswer) -> dict[str, Any]:
@@ -99,58 +124,134 @@ def acceptable_of(gold: GoldenAnswer) -> dict[str, Any]:
     return {k: [v] for k, v in gold.parameters.items()}
 
 
-def _check_call(tool: ToolSpec | None, call: ToolCall, gold: GoldenAnswer) -> str | None:
-    if tool is None:
-        return "simple_function_checker:gold_function_not_in_tools"
-    if call.name != tool.name:
-        return "simple_function_checker:wrong_func_name"
-    answer = acceptable_of(gold)
-    args = call.arguments
-    schema = tool.parameters
-    details: dict[str, Any] = schema.get("properties") or {}
-    for param in schema.get("required") or []:
-        if param not in args:
-            return "simple_function_checker:missing_required"
-    for param, value in args.items():
-        if param not in details or param not in answer:
-            return "simple_function_checker:unexpected_param"
-        detail = details[param]
+class _Param:
+    """One parameter's rule: schema type, nested item type and its possible answers, prepared."""
+
+    __slots__ = ("accepted", "answer_type", "expected", "is_float", "nested", "nested_ok", "std_lists", "std_strings")
+
+    def __init__(self, detail: Any, accepted: Any) -> None:
         type_name = detail["type"]
-        expected = _TYPES[type_name]
+        self.expected: type = _TYPES[type_name]
+        self.is_float = type_name == "float"
         nested: type | None = None
         if type_name in _NESTED:
             items = detail.get("items")
             if isinstance(items, dict) and "type" in items:
                 nested = _TYPES[items["type"]]
-        if type(value) is tuple:
-            value = list(value)
-        if type_name == "float" and type(value) is int:
-            value = float(value)
-        accepted = answer[param]
-        ok, is_variable = _type_check(value, accepted, expected, nested)
-        if not ok:
-            return "type_error:nested" if nested is not None and type(value) is expected else "type_error:simple"
-        if not is_variable:
+        self.nested = nested
+        self.accepted = accepted
+        self.answer_type = _answer_type(accepted)
+        # per acceptable value: the item types a list passes with (None: not a list, anything passes)
+        self.nested_ok: list[frozenset[type] | None] | None = None
+        if nested is not None:
+            self.nested_ok = [
+                frozenset(t for t in (nested, _answer_type(a)) if t is not None) if type(a) is list else None
+                for a in accepted
+            ]
+        self.std_strings: frozenset[str] | None = None
+        self.std_lists: list[list[Any]] | None = None
+
+    def type_check(self, value: Any) -> tuple[bool, bool]:
+        """Upstream's ``type_checker``: (valid, is_variable)."""
+        answer_type = self.answer_type
+        if type(value) is self.expected:
+            is_variable = answer_type is not None and answer_type is not self.expected
+            if self.nested_ok is None:
+                return True, is_variable
+            elements: Any = value
+            for ok in self.nested_ok:
+                if ok is None or all(type(v) in ok for v in elements):
+                    return True, is_variable
+            return False, False
+        if answer_type is not None and type(value) is answer_type:
+            return True, True
+        return False, False
+
+    def string_check(self, value: str) -> str | None:
+        if self.std_strings is None:
+            self.std_strings = frozenset(standardize(a) for a in self.accepted if type(a) is str)
+        return None if standardize(value) in self.std_strings else "value_error:string"
+
+    def list_check(self, value: list[Any]) -> str | None:
+        mine = [_std(v) for v in value]
+        if self.std_lists is None:
+            self.std_lists = [_std_list(a) for a in self.accepted]
+        return None if mine in self.std_lists else "value_error:list/tuple"
+
+
+class _Gold:
+    """One gold call against its tool: upstream's ``simple_function_checker``."""
+
+    __slots__ = ("answer", "details", "mandatory", "params", "required", "tool")
+
+    def __init__(self, tool: ToolSpec | None, gold: GoldenAnswer) -> None:
+        self.tool = tool
+        self.answer = acceptable_of(gold)
+        self.mandatory = [p for p, acc in self.answer.items() if "" not in acc]
+        self.params: dict[str, _Param | type[Exception]] = {}
+        schema = tool.parameters if tool is not None else {}
+        self.details: Any = schema.get("properties") or {}
+        self.required: Any = schema.get("required") or []
+
+    def _param(self, name: str) -> _Param:
+        got = self.params.get(name)
+        if got is None:
+            try:
+                got = _Param(self.details[name], self.answer[name])
+            except (TypeError, KeyError, AttributeError, IndexError) as exc:
+                got = type(exc)
+            self.params[name] = got
+        if isinstance(got, _Param):
+            return got
+        raise got
+
+    def check(self, call: Call) -> str | None:
+        tool = self.tool
+        if tool is None:
+            return "simple_function_checker:gold_function_not_in_tools"
+        name, args = call
+        if name != tool.name:
+            return "simple_function_checker:wrong_func_name"
+        for param in self.required:
+            if param not in args:
+                return "simple_function_checker:missing_required"
+        details = self.details
+        answer = self.answer
+        for param, value in args.items():
+            if param not in details or param not in answer:
+                return "simple_function_checker:unexpected_param"
+            rule = self._param(param)
+            if type(value) is tuple:
+                value = list(value)
+            if rule.is_float and type(value) is int:
+                value = float(value)
+            ok, is_variable = rule.type_check(value)
+            expected = rule.expected
+            if not ok:
+                return (
+                    "type_error:nested" if rule.nested is not None and type(value) is expected else "type_error:simple"
+                )
+            if is_variable:
+                if value not in rule.accepted:
+                    return "value_error:others"
+                continue
             err: str | None
-            if expected is dict:
-                err = _dict_check(value, accepted)
-            elif expected is list and nested is dict:
-                err = _list_dict_check(value, accepted)
-            elif expected is str:
-                err = _string_check(value, accepted)
+            if expected is str:
+                err = rule.string_check(value)
+            elif expected is dict:
+                err = _dict_check(value, rule.accepted)
+            elif expected is list and rule.nested is dict:
+                err = _list_dict_check(value, rule.accepted)
             elif expected is list:
-                err = _list_check(value, accepted)
+                err = rule.list_check(value)
             else:
-                err = None if value in accepted else "value_error:others"
+                err = None if value in rule.accepted else "value_error:others"
             if err is not None:
                 return err
-            continue
-        if value not in accepted:
-            return "value_error:others"
-    for param, accepted in answer.items():
-        if param not in args and "" not in accepted:
-            return "simple_function_checker:missing_optional"
-    return None
+        for param in self.mandatory:
+            if param not in args:
+                return "simple_function_checker:missing_optional"
+        return None
 
 
 def _answer_type(accepted: Any) -> type | None:
@@ -160,45 +261,12 @@ def _answer_type(accepted: Any) -> type | None:
     return None
 
 
-def _type_check(value: Any, accepted: Any, expected: type, nested: type | None) -> tuple[bool, bool]:
-    """Upstream's ``type_checker``: (valid, is_variable)."""
-    answer_type = _answer_type(accepted)
-    is_variable = answer_type is not None and answer_type is not expected
-    if type(value) is expected:
-        if nested is None:
-            return True, is_variable
-        elements: Any = value
-        for item in accepted:
-            if type(item) is list and not all(_type_check(v, item, nested, None)[0] for v in elements):
-                continue
-            return True, is_variable
-        return False, False
-    if answer_type is not None and type(value) is answer_type:
-        return True, True
-    return False, False
-
-
 def _std(x: Any) -> Any:
     return standardize(x) if type(x) is str else x
 
 
 def _std_list(xs: Any) -> list[Any]:
     return [_std(xs[i]) for i in range(len(xs))]
-
-
-def _string_check(value: str, accepted: Any) -> str | None:
-    target = standardize(value)
-    for a in accepted:
-        if type(a) is str and standardize(a) == target:
-            return None
-    return "value_error:string"
-
-
-def _list_check(value: list[Any], accepted: Any) -> str | None:
-    mine = [_std(v) for v in value]
-    if mine in [_std_list(a) for a in accepted]:
-        return None
-    return "value_error:list/tuple"
 
 
 def _dict_check(value: dict[str, Any], accepted: Any) -> str | None:

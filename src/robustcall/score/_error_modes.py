@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from robustcall.core import Component, ErrorMode, ToolCall
 
@@ -23,12 +24,29 @@ def error_mode(
     ``param_mismatch``; names and arguments each fine but the set wrong (count, order, duplicates)
     is ``other``. ``alternatives``: the golden calls are alternatives (one suffices), not a set.
     """
-    if not calls:
-        return "empty" if not raw.strip() else "omitted"
-    gold = list(golden_names)
-    gold_set = set(gold)
-    if any(c.name not in gold_set for c in calls):
-        return "name_bias" if component == "reward" and gold else "wrong"
-    if alternatives or sorted(c.name for c in calls) == sorted(gold):
-        return "param_mismatch"
-    return "other"
+    modes = ErrorModes(golden_names, component, alternatives=alternatives)
+    return modes.classify(raw, [(c.name, c.arguments) for c in calls])
+
+
+class ErrorModes:
+    """:func:`error_mode` for one sample (golden names prepared once); calls as ``(name, args)``."""
+
+    __slots__ = ("_alternatives", "_gold", "_gold_set", "_name_bias")
+
+    def __init__(self, golden_names: Iterable[str], component: Component, *, alternatives: bool = False) -> None:
+        gold = list(golden_names)
+        self._gold = sorted(gold)
+        self._gold_set = frozenset(gold)
+        self._name_bias: ErrorMode = "name_bias" if component == "reward" and gold else "wrong"
+        self._alternatives = alternatives
+
+    def classify(self, raw: str, calls: Sequence[tuple[str, Any]]) -> ErrorMode:
+        if not calls:
+            return "empty" if not raw.strip() else "omitted"
+        gold_set = self._gold_set
+        for name, _ in calls:
+            if name not in gold_set:
+                return self._name_bias
+        if self._alternatives or sorted(name for name, _ in calls) == self._gold:
+            return "param_mismatch"
+        return "other"

@@ -1,13 +1,20 @@
 """Dispatch on ``eval_config.method``: one deterministic scorer per source (Appendix I), error
-modes on incorrect records (Appendix L), infrastructure errors excluded."""
+modes on incorrect records (Appendix L), infrastructure errors excluded.
+
+:class:`SampleScorer` holds what one sample's verdicts need (the prepared BFCL checker, the golden
+names of the error modes); :func:`score_prediction` and the batch path of :mod:`._batch` both judge
+through it, so there is one set of rules.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
-from robustcall.core import Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, Verdict
-from robustcall.score._bfcl_ast import check_bfcl
-from robustcall.score._error_modes import error_mode
+from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, Verdict
+from robustcall.formats import OutputFormat, read_tool_calls, sample_format
+from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
+from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
     Judgement,
     golden_mode,
@@ -39,41 +46,91 @@ SCORERS: dict[ScoreMethod, Scorer] = {
 """Scorer per ``eval_config.method``; register a new source's rule here."""
 
 
+class Scored(NamedTuple):
+    """A verdict without the sample's identity fields (see :func:`to_verdict`)."""
+
+    correct: bool
+    score: float
+    error_mode: ErrorMode | None = None
+    detail: str | None = None
+
+
+PASSED = Scored(True, 1.0)
+
+
+class SampleScorer:
+    """Judges predictions for one sample; the per-sample work (the BFCL checker, golden names) is
+    done once, so that scoring the same sample many times costs only the per-prediction part."""
+
+    __slots__ = ("_checker", "_modes", "fmt", "method", "sample")
+
+    def __init__(self, sample: Sample, fmt: OutputFormat | None = None) -> None:
+        self.sample = sample
+        self.method = sample.eval_config.method
+        self.fmt: OutputFormat = fmt or sample_format(sample)
+        self._checker: BfclChecker | None = None
+        if SCORERS.get(self.method) is score_bfcl:
+            self._checker = BfclChecker(sample.category, sample.tools, sample.golden_answers)
+        names: list[str]
+        if self.method == "tooleyes":
+            names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
+        else:
+            names = [g.name for g in sample.golden_answers]
+        alternatives = golden_mode(sample) == "any"
+        self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives)
+
+    def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
+        """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:
+        the same calls as ``ToolCall``s when the caller has them (built otherwise, non-BFCL only)."""
+        if self._checker is not None:
+            err = self._checker.check(calls)
+            if err is None:
+                return PASSED
+            return Scored(False, 0.0, self._modes.classify(raw, calls), err)
+        if tool_calls is None:
+            tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]
+        judged = SCORERS[self.method](self.sample, tool_calls)
+        if judged.correct:
+            return Scored(True, judged.score, None, judged.detail)
+        return Scored(False, judged.score, self._modes.classify(raw, calls), judged.detail)
+
+    def score_text(self, text: str) -> Scored:
+        """Parse ``text`` in this sample's output format and judge the calls."""
+        return self.judge(text, read_tool_calls(text, self.fmt, self.sample.tools))
+
+
+def to_verdict(sample: Sample, scored: Scored) -> Verdict:
+    """The ``Verdict`` record of a :class:`Scored` result on ``sample``."""
+    return Verdict(
+        id=sample.id,
+        benchmark=sample.benchmark,
+        type=sample.perturbation.type,
+        component=sample.perturbation.mdp_category,
+        correct=scored.correct,
+        score=scored.score,
+        error_mode=scored.error_mode,
+        detail=scored.detail,
+    )
+
+
 def score_prediction(sample: Sample, prediction: Prediction) -> Verdict:
     """The verdict on one prediction for one sample (``prediction.tool_calls`` already parsed)."""
-    ptype = sample.perturbation.type
-    component = sample.perturbation.mdp_category
     if prediction.error_kind == "infra":
         return Verdict(
             id=sample.id,
             benchmark=sample.benchmark,
-            type=ptype,
-            component=component,
+            type=sample.perturbation.type,
+            component=sample.perturbation.mdp_category,
             correct=None,
             infra_error=prediction.error or "infrastructure error",
         )
     calls = prediction.tool_calls
-    judged = SCORERS[sample.eval_config.method](sample, calls)
-    mode = None
-    if not judged.correct:
-        if sample.eval_config.method == "tooleyes":
-            names: list[str] = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
-        else:
-            names = [g.name for g in sample.golden_answers]
-        mode = error_mode(prediction.raw_output, calls, names, component, alternatives=golden_mode(sample) == "any")
-    detail = judged.detail
+    pairs: list[Call] = [(c.name, c.arguments) for c in calls]
+    scored = SampleScorer(sample).judge(prediction.raw_output, pairs, calls)
     if prediction.error_kind == "model_format" and prediction.error:
-        detail = f"{detail}; {prediction.error}" if detail else prediction.error
-    return Verdict(
-        id=sample.id,
-        benchmark=sample.benchmark,
-        type=ptype,
-        component=component,
-        correct=judged.correct,
-        score=judged.score,
-        error_mode=mode,
-        detail=detail,
-    )
+        detail = f"{scored.detail}; {prediction.error}" if scored.detail else prediction.error
+        scored = scored._replace(detail=detail)
+    return to_verdict(sample, scored)
 
 
 def score_record(rec: PredictionRecord) -> Verdict:
