@@ -152,7 +152,7 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--sources", help="Comma list; default bfcl, plus all with --data-dir.")
         ] = None,
         types: TypesOpt = "all",
-        limit: LimitOpt = 3,
+        limit: LimitOpt = 2,
         concurrency: ConcOpt = 1,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
