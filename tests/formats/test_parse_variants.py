@@ -242,9 +242,19 @@ def test_fast_reader_and_ast_path_agree() -> None:
         "[f(a=1, b=-2.5, c='x\\'y', d=\"q\", e=[1, [2, {'k': None}]], g={'a': True, 1: 'v'}, h=1e3, i=.5)]",
         "[a.b.c(x=[], y={}), d(z='')]",
         "[f(a=name_like, b=False)]",
+        # the flat shape (one regex) and its edges
+        "[f(a='x', b=\"y\", c=-3, d=0, e=1.5e-3, g=None, h=True, i=name)]",
+        "[ f ( a = 1 , ) , g.h() , ]",
+        "[f(a=-0, b=0.0, c=10E2)]",
+        "[f(a='x(y=1)', b='[1]')]",
+        "[f(a=b.c)]",
+        "[f(a=1.)]",
+        "[f(a=.5)]",
     ]
     for text in texts:
         fast = read_calls(text)
         slow = _ast_calls(text, Ctx({}))
-        assert fast is not None and slow is not None
-        assert [(c.name, c.arguments) for c in fast.calls] == [(c.name, c.arguments) for c in slow]
+        assert fast is not None and slow is not None, text
+        assert [(c.name, c.arguments) for c in fast.calls] == [(c.name, c.arguments) for c in slow], text
+    for text in ["[f(a=007)]", "[f(a=g(b=1))]", "[f(a=1 b=2)]", "[f(a=)]", "[f(,)]", "[f(a='x)]", "[f(a='it''s')]"]:
+        assert read_calls(text) is None, text  # left to the ast path

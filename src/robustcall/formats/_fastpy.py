@@ -7,8 +7,12 @@ It also reads two Appendix I variants in the same pass: ``[f(a:1)]`` (colon sepa
 ``[func_name="X", params={...}]`` (keyword lists). Values come out exactly as the ``ast`` path
 (:mod:`robustcall.formats._pyvalues`) gives them.
 
-The tokens (one compiled regex, ``findall``) are walked with a list iterator; anything unexpected
-raises ``_Bail`` (or runs into the ``""`` sentinel) and means "fall back to ``ast``".
+Two stages. The flat shape (keyword arguments whose values are plain strings, decimal numbers,
+``True``/``False``/``None`` or bare names; about three BFCL answers in four) is recognised by one
+compiled regex and its ``(call | key = value)`` units pulled out by a second, so that Python runs
+once per argument rather than once per token. Anything else is tokenised (one compiled regex,
+``findall``) and the tokens are walked with a list iterator; anything unexpected raises ``_Bail``
+(or runs into the ``""`` sentinel) and means "fall back to ``ast``".
 """
 
 from __future__ import annotations
@@ -21,6 +25,18 @@ from typing import Any
 from robustcall.formats._types import RawCall
 
 _TOKENS = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[^\s'"\[\](){}:,=]+|\S""")
+_FLAT_VALUE = (
+    r"""'[^'\\\n]*+'|"[^"\\\n]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|[A-Za-z_][A-Za-z0-9_]*+"""
+)
+_FLAT_ARG = r"[A-Za-z_][A-Za-z0-9_]*+\s*+=\s*+(?:" + _FLAT_VALUE + r")\s*+"
+_FLAT_CALL = (
+    r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+\s*+\(\s*+"
+    r"(?:" + _FLAT_ARG + r"(?:,\s*+" + _FLAT_ARG + r")*+,?+\s*+)?\)\s*+"
+)
+_FLAT = re.compile(r"\[\s*+" + _FLAT_CALL + r"(?:,\s*+" + _FLAT_CALL + r")*+,?+\s*+\]")
+"""The whole text is a flat call list: ``[f(a='x', b=1), g.h(c=True)]`` (ASCII names)."""
+_FLAT_UNITS = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*+)\s*+\(|([A-Za-z_][A-Za-z0-9_]*+)\s*+=\s*+(" + _FLAT_VALUE + ")")
+"""In a flat call list: a call head ``(name, "", "")`` or an argument ``("", key, value)``."""
 _NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CONST = {"True": True, "False": False, "None": None}
@@ -45,6 +61,8 @@ class FastResult:
 
 def read_calls(text: str) -> FastResult | None:
     """Calls of a bracketed BFCL list (``text`` must start with ``[``), or ``None`` to fall back."""
+    if _FLAT.fullmatch(text) is not None:
+        return FastResult(_read_flat(text), "bfcl")
     toks: list[str] = _TOKENS.findall(text)
     toks.append("")  # sentinel: never a valid token, so running off the end bails
     nxt = iter(toks).__next__
@@ -81,6 +99,25 @@ def read_calls(text: str) -> FastResult | None:
         return FastResult(calls, variant)
     except (_Bail, StopIteration, ValueError, SyntaxError):
         return None
+
+
+def _read_flat(text: str) -> list[RawCall]:
+    """The calls of a text :data:`_FLAT` matches; values read as :func:`_scalar` reads them."""
+    calls: list[RawCall] = []
+    args: dict[str, Any] = {}
+    for head, key, v in _FLAT_UNITS.findall(text):
+        if head:
+            args = {}
+            calls.append(RawCall(head, args, []))
+            continue
+        c = v[0]
+        if c == "'" or c == '"':
+            args[key] = v[1:-1]
+        elif c == "-" or c.isdigit():
+            args[key] = float(v) if "." in v or "e" in v or "E" in v else int(v)
+        else:
+            args[key] = _CONST.get(v, v)
+    return calls
 
 
 def _call(name: str, nxt: Next) -> tuple[RawCall, bool]:

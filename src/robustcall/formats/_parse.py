@@ -98,7 +98,7 @@ def read_tool_calls(
     """``parse_tool_calls(text, fmt, tools).calls`` as ``(name, arguments)`` pairs, for batch scoring.
 
     The common case of BFCL output (a bracketed list of calls with literal keyword arguments, no
-    fence, no ``<think>``) is read directly by the token reader, without the dispatch and without
+    fence, no ``<think>``) is read directly by the fast reader, without the dispatch and without
     building ``ToolCall`` objects; anything else goes through :func:`parse_tool_calls`. Both give the
     same calls.
     """
@@ -109,6 +109,12 @@ def read_tool_calls(
                 fast = read_calls(s)
             except RecursionError:  # parse_tool_calls reports it
                 fast = None
-            if fast is not None and not any(c.positional for c in fast.calls):
-                return [(c.name, c.arguments) for c in fast.calls]  # [] for an explicit "[]"
+            if fast is not None:
+                out = []
+                for c in fast.calls:
+                    if c.positional:  # mapped onto the schema by parse_tool_calls
+                        break
+                    out.append((c.name, c.arguments))
+                else:
+                    return out  # [] for an explicit "[]"
     return [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
