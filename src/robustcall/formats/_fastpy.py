@@ -61,8 +61,9 @@ class FastResult:
 
 def read_calls(text: str) -> FastResult | None:
     """Calls of a bracketed BFCL list (``text`` must start with ``[``), or ``None`` to fall back."""
-    if _FLAT.fullmatch(text) is not None:
-        return FastResult(_read_flat(text), "bfcl")
+    flat = read_flat(text)
+    if flat is not None:
+        return FastResult([RawCall(name, args, []) for name, args in flat], "bfcl")
     toks: list[str] = _TOKENS.findall(text)
     toks.append("")  # sentinel: never a valid token, so running off the end bails
     nxt = iter(toks).__next__
@@ -101,14 +102,17 @@ def read_calls(text: str) -> FastResult | None:
         return None
 
 
-def _read_flat(text: str) -> list[RawCall]:
-    """The calls of a text :data:`_FLAT` matches; values read as :func:`_scalar` reads them."""
-    calls: list[RawCall] = []
+def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The ``(name, arguments)`` calls of a flat call list (see :data:`_FLAT`), ``None`` for any
+    other text; values are read as :func:`_scalar` reads them."""
+    if _FLAT.fullmatch(text) is None:
+        return None
+    calls: list[tuple[str, dict[str, Any]]] = []
     args: dict[str, Any] = {}
     for head, key, v in _FLAT_UNITS.findall(text):
         if head:
             args = {}
-            calls.append(RawCall(head, args, []))
+            calls.append((head, args))
             continue
         c = v[0]
         if c == "'" or c == '"':

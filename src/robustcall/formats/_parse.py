@@ -12,7 +12,7 @@ from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
-from robustcall.formats._fastpy import read_calls
+from robustcall.formats._fastpy import read_calls, read_flat
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._react import adhoc_calls, react_calls
 from robustcall.formats._scan import fenced_blocks, strip_think
@@ -105,6 +105,9 @@ def read_tool_calls(
     if fmt == "bfcl" and "```" not in text and "<think>" not in text and "<THINK>" not in text:
         s = text.strip("`\n ").strip().strip("'")  # as bfcl_calls reads the text
         if s[:1] == "[" and s[-1:] == "]":
+            flat = read_flat(s)
+            if flat is not None:
+                return flat
             try:
                 fast = read_calls(s)
             except RecursionError:  # parse_tool_calls reports it

@@ -127,7 +127,17 @@ def acceptable_of(gold: GoldenAnswer) -> dict[str, Any]:
 class _Param:
     """One parameter's rule: schema type, nested item type and its possible answers, prepared."""
 
-    __slots__ = ("accepted", "answer_type", "expected", "is_float", "nested", "nested_ok", "std_lists", "std_strings")
+    __slots__ = (
+        "accepted",
+        "answer_type",
+        "expected",
+        "is_float",
+        "nested",
+        "nested_ok",
+        "std_lists",
+        "std_strings",
+        "variable",
+    )
 
     def __init__(self, detail: Any, accepted: Any) -> None:
         type_name = detail["type"]
@@ -141,6 +151,8 @@ class _Param:
         self.nested = nested
         self.accepted = accepted
         self.answer_type = _answer_type(accepted)
+        # a value of the schema's type is a "variable" (compared exactly) when the answers are of another
+        self.variable = self.answer_type is not None and self.answer_type is not self.expected
         # per acceptable value: the item types a list passes with (None: not a list, anything passes)
         self.nested_ok: list[frozenset[type] | None] | None = None
         if nested is not None:
@@ -155,7 +167,7 @@ class _Param:
         """Upstream's ``type_checker``: (valid, is_variable)."""
         answer_type = self.answer_type
         if type(value) is self.expected:
-            is_variable = answer_type is not None and answer_type is not self.expected
+            is_variable = self.variable
             if self.nested_ok is None:
                 return True, is_variable
             elements: Any = value
@@ -182,28 +194,29 @@ class _Param:
 class _Gold:
     """One gold call against its tool: upstream's ``simple_function_checker``."""
 
-    __slots__ = ("answer", "details", "mandatory", "params", "required", "tool")
+    __slots__ = ("answer", "broken", "details", "mandatory", "params", "required", "tool")
 
     def __init__(self, tool: ToolSpec | None, gold: GoldenAnswer) -> None:
         self.tool = tool
         self.answer = acceptable_of(gold)
         self.mandatory = [p for p, acc in self.answer.items() if "" not in acc]
-        self.params: dict[str, _Param | type[Exception]] = {}
+        self.params: dict[str, _Param] = {}
+        self.broken: dict[str, type[Exception]] = {}
         schema = tool.parameters if tool is not None else {}
         self.details: Any = schema.get("properties") or {}
         self.required: Any = schema.get("required") or []
 
     def _param(self, name: str) -> _Param:
-        got = self.params.get(name)
-        if got is None:
-            try:
-                got = _Param(self.details[name], self.answer[name])
-            except (TypeError, KeyError, AttributeError, IndexError) as exc:
-                got = type(exc)
-            self.params[name] = got
-        if isinstance(got, _Param):
-            return got
-        raise got
+        """The prepared rule of a parameter (first use); re-raises what preparing it raised."""
+        broken = self.broken.get(name)
+        if broken is not None:
+            raise broken
+        try:
+            got = self.params[name] = _Param(self.details[name], self.answer[name])
+        except (TypeError, KeyError, AttributeError, IndexError) as exc:
+            self.broken[name] = type(exc)
+            raise
+        return got
 
     def check(self, call: Call) -> str | None:
         tool = self.tool
@@ -217,20 +230,23 @@ class _Gold:
                 return "simple_function_checker:missing_required"
         details = self.details
         answer = self.answer
+        params = self.params
         for param, value in args.items():
             if param not in details or param not in answer:
                 return "simple_function_checker:unexpected_param"
-            rule = self._param(param)
+            rule = params.get(param) or self._param(param)
             if type(value) is tuple:
                 value = list(value)
             if rule.is_float and type(value) is int:
                 value = float(value)
-            ok, is_variable = rule.type_check(value)
             expected = rule.expected
-            if not ok:
-                return (
-                    "type_error:nested" if rule.nested is not None and type(value) is expected else "type_error:simple"
-                )
+            if type(value) is expected and rule.nested_ok is None:  # type_check's common case
+                is_variable = rule.variable
+            else:
+                ok, is_variable = rule.type_check(value)
+                if not ok:
+                    nested_error = rule.nested is not None and type(value) is expected
+                    return "type_error:nested" if nested_error else "type_error:simple"
             if is_variable:
                 if value not in rule.accepted:
                     return "value_error:others"
