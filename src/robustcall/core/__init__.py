@@ -25,8 +25,10 @@ from robustcall.core._model import (
     Sample,
     ScoreMethod,
     SourceInfo,
+    Step,
     ToolCall,
     ToolSpec,
+    Trajectory,
     Verdict,
 )
 from robustcall.core._paths import cache_dir
@@ -61,8 +63,10 @@ __all__ = [
     "Sample",
     "ScoreMethod",
     "SourceInfo",
+    "Step",
     "ToolCall",
     "ToolSpec",
+    "Trajectory",
     "TypeInfo",
     "Verdict",
     "cache_dir",

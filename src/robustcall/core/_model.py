@@ -181,3 +181,47 @@ class Verdict(_Record):
     error_mode: ErrorMode | None = None
     detail: str | None = None
     infra_error: str | None = None
+
+
+class Step(_Record):
+    """One agent step in a multi-turn episode."""
+
+    index: int
+    raw_output: str = ""
+    """The model's text for this step."""
+    action: ToolCall | None = None
+    """The call as the agent wrote it, in the names it was shown (``None``: no parsable action)."""
+    executed: ToolCall | None = None
+    """The call the environment ran, in its original names (``None``: not executed)."""
+    observation: str = ""
+    """What the agent was shown after the step (rewritten into displayed names under PIPE)."""
+    fault: dict[str, Any] | None = None
+    """The injected fault replacing this step's result: ``{"type", "class", "observation", ...}``."""
+    legacy: bool = False
+    """PIPE strict mode: the agent used an original name that the perturbed interface hides."""
+    family: Literal["original", "alias"] | None = None
+    """PIPE dual mode: which name family the called action came from."""
+    error: str | None = None
+    """Why the action could not be executed (unknown action, bad arguments, ...)."""
+
+
+class Trajectory(_Record):
+    """One multi-turn episode: one line of a multi-turn run's ``trajectories.jsonl``."""
+
+    id: str
+    """Episode id, unique within a run (``<env>/<task>`` plus any variant suffix)."""
+    env: str
+    task_id: str
+    model: str = ""
+    seed: int = 0
+    config: dict[str, Any] = Field(default_factory=dict)
+    """Run settings that shaped the episode: interface level, fault profile, δ, prompt variant."""
+    messages: list[Message] = Field(default_factory=list)
+    """The transcript as the model saw it."""
+    steps: list[Step] = Field(default_factory=list)
+    success: bool | None = None
+    """Task solved by the environment's own check; ``None`` on an infrastructure error."""
+    score: float = 0.0
+    """The environment's score in [0, 1] (partial credit where the environment defines it)."""
+    termination: Literal["done", "step_limit", "no_action", "infra"] = "done"
+    infra_error: str | None = None

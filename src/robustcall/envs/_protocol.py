@@ -1,0 +1,60 @@
+"""The environment protocol shared by the agent loop, PIPE interface rewriting and fault injection.
+
+An environment speaks in its *original* action names. Renaming (``interface``) and fault
+injection (``faults``) wrap it; neither changes the environment itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from robustcall.core import ToolCall, ToolSpec
+
+
+@dataclass(frozen=True)
+class EnvReset:
+    """What the agent sees at the start of an episode."""
+
+    instruction: str
+    """The task, in words."""
+    observation: str
+    """The first observation (may be empty)."""
+    tools: list[ToolSpec]
+    """The action interface: one spec per action, original names."""
+
+
+@dataclass(frozen=True)
+class EnvStep:
+    """The environment's answer to one executed action."""
+
+    observation: str
+    done: bool = False
+    error: bool = False
+    """The action was invalid or failed inside the environment (not an injected fault)."""
+
+
+class Env(Protocol):
+    """A multi-turn environment. Fresh state per ``reset``; actions arrive already parsed."""
+
+    name: str
+
+    def task_ids(self) -> list[str]:
+        """Ids of the tasks this environment can be reset to, in a fixed order."""
+        ...
+
+    def reset(self, task_id: str, seed: int = 0) -> EnvReset:
+        """Start an episode of ``task_id``; every call gives a fresh, independent state."""
+        ...
+
+    def step(self, call: ToolCall) -> EnvStep:
+        """Execute one call by explicit dispatch on its (validated) name; never evaluates text."""
+        ...
+
+    def score(self) -> float:
+        """The task's score in [0, 1] for the current state (1.0: solved)."""
+        ...
+
+    def expert_action(self) -> ToolCall | None:
+        """The next action of the environment's expert (oracle) policy, or ``None`` when done."""
+        ...
