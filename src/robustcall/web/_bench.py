@@ -1,0 +1,35 @@
+"""The benchmark version a leaderboard scores against: every expected record id and its sample."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from robustcall.core import Sample
+from robustcall.perturb.build import MANIFEST
+from robustcall.run import ALL_TYPES, plan_work
+
+
+@dataclass(frozen=True)
+class BenchIndex:
+    """Samples by record id (static types from the built files, transition types from clean)."""
+
+    path: Path
+    version: str
+    """First 12 hex digits of the sha256 of ``manifest.json``: what a submission was scored against."""
+    samples: dict[str, Sample]
+    ids_by_type: dict[str, frozenset[str]]
+
+    @classmethod
+    def load(cls, bench_dir: Path) -> BenchIndex:
+        manifest = bench_dir / MANIFEST
+        if not manifest.is_file():
+            raise FileNotFoundError(f"{manifest} not found: point --bench at a `robustcall build` output")
+        items = plan_work(bench_dir, list(ALL_TYPES), None)
+        samples = {it.sample.id: it.sample for it in items}
+        by_type: dict[str, set[str]] = {}
+        for it in items:
+            by_type.setdefault(it.type, set()).add(it.sample.id)
+        version = hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
+        return cls(bench_dir, version, samples, {t: frozenset(ids) for t, ids in by_type.items()})
