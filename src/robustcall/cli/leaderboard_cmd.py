@@ -25,9 +25,7 @@ def serve(
 
     from robustcall.web import create_app
 
-    app = create_app(
-        bench, db, admin_token=admin_token or os.environ.get("ROBUSTCALL_ADMIN_TOKEN"), max_bytes=max_upload_mb * 2**20
-    )
+    app = create_app(bench, db, admin_token=admin_token, max_bytes=max_upload_mb * 2**20)
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
