@@ -1,0 +1,107 @@
+"""PIPE's interface rewrite as an Env wrapper: the agent sees renamed actions, the environment
+still runs its original ones.
+
+Display side: tool names, tool descriptions, the instruction and every observation have the
+original names replaced by the displayed ones (whole words only). Server side: a displayed name is
+translated back before the wrapped environment runs the call.
+
+- ``synonym`` / ``symbol`` (strict mode, the paper's main setting): an original name is not
+  valid; the call is not run and the agent sees Table 5's message,
+  ``Invalid Action: <original> . Use <displayed> instead.`` (a *legacy call*).
+- ``dual``: both families are listed as valid and equivalent (``order`` 1: synonyms first, 2:
+  originals first, Table 10) and both run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from robustcall.core import ToolCall, ToolSpec
+from robustcall.envs import Env, EnvReset, EnvStep
+from robustcall.interface._maps import InterfaceMap, Level
+
+Mode = Literal["origin", "synonym", "symbol", "dual"]
+MODES: tuple[Mode, ...] = ("origin", "synonym", "symbol", "dual")
+
+
+def invalid_action(original: str, shown: str) -> str:
+    """Table 5's strict-mode observation for a legacy call."""
+    return f"Invalid Action: {original} . Use {shown} instead."
+
+
+class InterfaceEnv:
+    """``env`` behind the interface of ``level`` (or both original and synonym names in ``dual``)."""
+
+    def __init__(self, env: Env, imap: InterfaceMap, mode: Mode, order: Literal[1, 2] = 1) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown interface mode {mode!r}; valid: {', '.join(MODES)}")
+        self.env, self.map, self.mode, self.order = env, imap, mode, order
+        self.name = env.name
+        level: Level = "synonym" if mode == "dual" else mode
+        self.shown = imap.names(level)  # original -> displayed
+        self.back = {v: k for k, v in self.shown.items()}
+        self._pattern = re.compile(
+            r"\b(" + "|".join(re.escape(o) for o in sorted(self.shown, key=len, reverse=True)) + r")\b"
+        )
+
+    # display side ------------------------------------------------------------------------------
+    def rewrite(self, text: str) -> str:
+        """``text`` with every original action name replaced by its displayed name (not in dual mode,
+        where both families are valid)."""
+        if self.mode in ("origin", "dual"):
+            return text
+        return self._pattern.sub(lambda m: self.shown[m.group(1)], text)
+
+    def _tools(self, tools: list[ToolSpec]) -> list[ToolSpec]:
+        if self.mode != "dual":
+            return [
+                t.model_copy(
+                    update={"name": self.shown.get(t.name, t.name), "description": self.rewrite(t.description)}
+                )
+                for t in tools
+            ]
+        out = []
+        for t in tools:
+            syn = self.shown.get(t.name, t.name)
+            ori_spec = t.model_copy(update={"description": f"{t.description} Equivalent to {syn}."})
+            syn_spec = t.model_copy(update={"name": syn, "description": f"{t.description} Equivalent to {t.name}."})
+            out += [syn_spec, ori_spec] if self.order == 1 else [ori_spec, syn_spec]
+        return out
+
+    # Env protocol ----------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        return self.env.task_ids()
+
+    def reset(self, task_id: str, seed: int = 0) -> EnvReset:
+        r = self.env.reset(task_id, seed)
+        return EnvReset(self.rewrite(r.instruction), self.rewrite(r.observation), self._tools(r.tools))
+
+    def step(self, call: ToolCall) -> EnvStep:
+        name = call.name
+        if self.mode in ("synonym", "symbol") and name in self.shown and name not in self.back:
+            return EnvStep(invalid_action(name, self.shown[name]), error=True)
+        original = self.back.get(name, name)
+        result = self.env.step(call.model_copy(update={"name": original}))
+        return EnvStep(self.rewrite(result.observation), result.done, result.error)
+
+    def score(self) -> float:
+        return self.env.score()
+
+    def expert_action(self) -> ToolCall | None:
+        """The expert's next action in the displayed names (the dual mode's expert uses synonyms)."""
+        action = self.env.expert_action()
+        return None if action is None else action.model_copy(update={"name": self.shown.get(action.name, action.name)})
+
+    # counting -------------------------------------------------------------------------------
+    def family(self, name: str) -> Literal["original", "alias"] | None:
+        """Which name family a called name belongs to (dual mode's n_ori / n_syn)."""
+        if name in self.shown and self.shown[name] != name:
+            return "original"
+        if name in self.back and self.back[name] != name:
+            return "alias"
+        return None
+
+    def is_legacy(self, name: str) -> bool:
+        """Strict mode: ``name`` is an original name the displayed interface hides."""
+        return self.mode in ("synonym", "symbol") and name in self.shown and name not in self.back
