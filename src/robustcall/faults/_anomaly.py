@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 
 Path = tuple[Any, ...]
 

@@ -46,9 +46,7 @@ class Summary(BaseModel):
     seed: int
 
 
-def bootstrap_halfwidth(
-    scores: np.ndarray[Any, Any], resamples: int, rng: np.random.Generator
-) -> float | None:
+def bootstrap_halfwidth(scores: np.ndarray[Any, Any], resamples: int, rng: np.random.Generator) -> float | None:
     """Half-width of the 95% percentile-bootstrap interval of the mean (vectorised)."""
     n = scores.shape[0]
     if n == 0 or resamples <= 0:
