@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from robustcall.core import Step, ToolCall, Trajectory
+from robustcall.core import Message, Step, ToolCall, Trajectory
 from robustcall.faults import FaultClass, FaultyEnv, InjectedFault
 
 
@@ -75,14 +75,21 @@ def fixed_plan(
     return act
 
 
-def run_episode(env: FaultyEnv, task: str, policy: Policy, *, max_steps: int = 6, seed: int = 0) -> Trajectory:
+def run_episode(
+    env: FaultyEnv, task: str, policy: Policy, *, max_steps: int = 6, seed: int = 0, model: str = "scripted"
+) -> Trajectory:
     """Drive one episode (a stand-in for the multi-turn loop) and record it as a ``Trajectory``."""
-    env.reset(task, seed)
+    start = env.reset(task, seed)
+    messages = [
+        Message(role="system", content="You are a shopping agent."),
+        Message(role="user", content=start.instruction),
+    ]
     history: list[Turn] = []
     steps: list[Step] = []
     termination = "step_limit"
     for i in range(max_steps):
         text, call = policy(env, history)
+        messages.append(Message(role="assistant", content=text, tool_calls=[call] if call else None))
         if call is None:
             steps.append(Step(index=i, raw_output=text))
             termination = "no_action"
@@ -100,16 +107,19 @@ def run_episode(env: FaultyEnv, task: str, policy: Policy, *, max_steps: int = 6
             )
         )
         history.append(Turn(call, out.observation, out.fault))
+        messages.append(Message(role="tool", name=call.name, content=out.observation))
         if out.done:
             termination = "done"
             break
     score = env.score()
     return Trajectory(
-        id=f"{env.name}/{task}/{env.profile.name}",
+        id=f"{env.name}/{task}/{env.profile.name}/d{env.profile.delta}/s{seed}",
         env=env.name,
         task_id=task,
         seed=seed,
+        model=model,
         steps=steps,
+        messages=messages,
         success=score == 1.0,
         score=score,
         termination=termination,  # type: ignore[arg-type]
