@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from policies import retry_once, run_episode
 from shop_env import ShopEnv
+from typer.testing import CliRunner
 
-from robustcall.core import ToolCall
+from robustcall.cli.main import app
+from robustcall.core import ToolCall, write_jsonl
 from robustcall.faults import TAXONOMY_TYPES, FaultProfile, FaultyEnv
 from robustcall.faults._sft import recovery_examples
 from robustcall.metrics import diagnose
@@ -63,3 +66,17 @@ def test_report_tables_from_trajectories() -> None:
     md = report_markdown(rep)
     # steps: search + buy without faults; fault, retry, then buy or give up: 3 with one
     assert "| scripted | 2.0 | 3.0 | 50.0% |" in md
+
+
+def test_faults_report_cli(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    trajs = [run_episode(FaultyEnv(ShopEnv(), _profile("http_500").with_delta(0.0)), "lamp", retry_once)]
+    trajs += [run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in ("timeout", "http_404")]
+    write_jsonl(run_dir / "trajectories.jsonl", trajs)
+    result = CliRunner().invoke(app, ["faults", "report", str(run_dir), "--delta", "1", "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 0, result.output
+    assert "| scripted | 100.0 | 50.0 | 50.0 | 0.0 | 0.0 | 2 | 2 |" in result.output
+    assert json.loads((tmp_path / "rep" / "report.json").read_text())["table_delta"] == 1.0
+    bad = CliRunner().invoke(app, ["faults", "report", str(tmp_path / "nope")])
+    assert bad.exit_code != 0 and "not a fault-injection run directory" in bad.output

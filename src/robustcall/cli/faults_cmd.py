@@ -62,5 +62,35 @@ def mcp_proxy(
     asyncio.run(serve(upstream, prof, log_path=log, transport=transport, port=port))
 
 
+@faults_app.command("report")
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories of `faults run` / `faults sweep`.")],
+    delta: Annotated[float, typer.Option("--delta", help="The δ of Tables 1, 2, 5 and 6.")] = 0.3,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the tables (Markdown) and numbers (JSON).")
+    ] = None,
+) -> None:
+    """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes)."""
+    from robustcall.faults._bench import read_trajectories
+    from robustcall.metrics._fault_report import fault_report, report_markdown
+
+    trajectories = []
+    for run in runs:
+        try:
+            trajectories += read_trajectories(run)
+        except (OSError, ValueError) as exc:
+            raise typer.BadParameter(str(exc)) from None
+    try:
+        rep = fault_report(trajectories, table_delta=delta)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    text = report_markdown(rep)
+    typer.echo(text)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text(text)
+        (out / "report.json").write_text(rep.model_dump_json(indent=2) + "\n")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(faults_app)
