@@ -1,7 +1,7 @@
 """Harness throughput against a local mock server with fixed latency, as a ratio to the ideal C/L.
 
 For each concurrency C the full harness (render, request with retries/timeouts, parse, checkpoint
-append) answers N samples against a mock OpenAI server (separate process, fixed latency L); a bare
+append) answers N samples against a mock OpenAI server (``fast_mock_openai.py``: separate process, raw asyncio, fixed latency L); a bare
 aiohttp client sends the same number of requests at the same C in the same run. Goal: >= 0.85 of
 ideal at every C.
 
@@ -24,7 +24,7 @@ from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInf
 from robustcall.models import make_model
 from robustcall.run import WorkItem, run_items
 
-MOCK = Path(__file__).resolve().parents[1] / "tests" / "run" / "mock_openai.py"
+MOCK = Path(__file__).resolve().parent / "fast_mock_openai.py"
 
 
 def _samples(n: int) -> list[WorkItem]:
@@ -89,15 +89,15 @@ def main() -> None:
                 time.sleep(0.05)
             url = portfile.read_text()
             print(f"latency {args.latency * 1000:.0f} ms; throughput in requests/s; ratio = measured / (C/L)")
-            print(f"{'C':>5} {'n':>6} {'ideal':>8} {'bare':>8} {'harness':>8} {'bare/ideal':>11} {'harness/ideal':>14}")
+            print(f"{'C':>5} {'n':>6} {'ideal':>8} {'bare':>8} {'harness':>8} {'bare/ideal':>11} {'harness/ideal':>14} {'harness/bare':>13}")
             for c in (int(x) for x in args.conc.split(",")):
-                n = max(40, 8 * c)
+                n = max(40, 16 * c)
                 ideal = c / args.latency
                 bare = asyncio.run(_bare(url, n, c))
                 harness = asyncio.run(_harness(url, n, c, Path(tmp) / f"run_{c}"))
                 print(
                     f"{c:>5} {n:>6} {ideal:>8.0f} {bare:>8.0f} {harness:>8.0f} "
-                    f"{bare / ideal:>11.2f} {harness / ideal:>14.2f}"
+                    f"{bare / ideal:>11.2f} {harness / ideal:>14.2f} {harness / bare:>13.2f}"
                 )
         finally:
             server.kill()
