@@ -210,3 +210,11 @@ def test_a_logged_episode_replays_byte_for_byte() -> None:
     first = episode()
     assert first == episode()
     assert json.loads(first)[1], "δ = 0.6 over six calls injects something"
+
+
+def test_key_order_of_a_profile_file_never_changes_a_draw() -> None:
+    a = FaultProfile(delta=0.5, faults={"http_500": 1, "timeout": 2, "empty_result": 3})
+    b = FaultProfile(delta=0.5, faults={"empty_result": 3, "timeout": 2, "http_500": 1})
+    assert [FaultInjector(a, key="k").draw(i, "t")[0] for i in range(200)] == [
+        FaultInjector(b, key="k").draw(i, "t")[0] for i in range(200)
+    ]

@@ -35,6 +35,22 @@ class FaultRunStats:
     infra: int
 
 
+def load_env(spec: str) -> Callable[[], Env]:
+    """A factory of fresh environments from ``package.module:Class`` (any class implementing ``Env``)."""
+    import importlib
+
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"unknown environment {spec!r}: give `package.module:Class` of an Env implementation")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot load environment {spec!r}: {exc}") from None
+    if not callable(factory):
+        raise ValueError(f"environment {spec!r} is not a class or factory")
+    return factory  # type: ignore[no-any-return]
+
+
 def episode_id(env: str, task: str, delta: float, seed: int) -> str:
     return f"{env}/{task}/d{delta:g}/s{seed}"
 

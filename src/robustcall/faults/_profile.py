@@ -65,7 +65,8 @@ class FaultProfile(BaseModel):
     delta: float = Field(default=0.3, ge=0.0, le=1.0)
     """δ: probability that a tool call is intercepted."""
     faults: dict[str, float]
-    """F with λ: fault type -> weight (normalised on use; declaration order is kept)."""
+    """F with λ: fault type -> weight (normalised on use; drawn in sorted code order, so a file's
+    key order never changes a draw)."""
     tools: dict[str, ToolOverride] = Field(default_factory=dict)
     custom: dict[str, CustomFault] = Field(default_factory=dict)
     at_calls: list[int] | None = None
@@ -105,11 +106,11 @@ class FaultProfile(BaseModel):
         return over.delta if over is not None and over.delta is not None else self.delta
 
     def weights_for(self, tool: str) -> list[tuple[str, float]]:
-        """λ for calls of ``tool`` as normalised ``(code, probability)`` pairs, positive weights only."""
+        """λ for calls of ``tool``: normalised ``(code, probability)`` pairs in code order, positive weights only."""
         over = self.tools.get(tool)
         weights = over.faults if over is not None and over.faults is not None else self.faults
         total = sum(weights.values())
-        return [(code, w / total) for code, w in weights.items() if w > 0]
+        return [(code, weights[code] / total) for code in sorted(weights) if weights[code] > 0]
 
     def with_delta(self, delta: float) -> FaultProfile:
         """The same profile at global rate ``delta`` (per-tool overrides kept)."""
