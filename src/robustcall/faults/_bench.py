@@ -38,7 +38,10 @@ class FaultRunStats:
 def load_env(spec: str) -> Callable[[], Env]:
     """A factory of fresh environments from ``package.module:Class`` (any class implementing ``Env``)."""
     import importlib
+    import sys
 
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"unknown environment {spec!r}: give `package.module:Class` of an Env implementation")

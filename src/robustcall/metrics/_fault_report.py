@@ -142,7 +142,7 @@ def table6(rep: FaultReport) -> str:
         n = counts.get(mode, 0)
         share = _pct(n / total if total else None)
         among = _pct(n / unrecovered if unrecovered and mode != "recovered" else None)
-        rows.append([name, str(n), f"{share}%", f"{among}%" if among != "—" else "—"])
+        rows.append([name, str(n), share if share == "—" else f"{share}%", among if among == "—" else f"{among}%"])
     head = ["Failure Mode", "faults", "% of injected faults", "% of unrecovered"]
     return f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents)\n\n" + _table(head, rows)
 
