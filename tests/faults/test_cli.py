@@ -44,6 +44,13 @@ def test_run_sweep_report_export(tmp_path: Path) -> None:
     assert row.split(" | ")[1:6] == ["—", "0.0", "0.0", "100.0", "0.0"]  # no δ=0 run; RASR, RR, UFR, EIA
     assert "| Infinite Loop | 2 | 100.0% | 100.0% |" in rep
 
+    assert "identical" in _invoke("replay", str(tmp_path / "sweep"), "--out", str(tmp_path / "replayed"))
+    meta = json.loads((tmp_path / "sweep" / "run.json").read_text())
+    meta["profile"]["seed"] = 99  # other faults: the recorded outputs no longer meet the same observations
+    (tmp_path / "sweep" / "run.json").write_text(json.dumps(meta))
+    differs = CliRunner().invoke(app, ["faults", "replay", str(tmp_path / "sweep"), "--out", str(tmp_path / "r2")])
+    assert differs.exit_code == 1 and "DIFFERENT" in differs.output
+
     _invoke("export-sft", str(tmp_path / "run"), "--out", str(tmp_path / "sft.jsonl"))
     records = read_jsonl(tmp_path / "sft.jsonl", RecoveryExample)
     assert len(records) == 2 and all(r.messages[-1]["role"] == "assistant" for r in records)

@@ -181,6 +181,25 @@ def sweep(
     report([out], delta=0.3 if 0.3 in values else max(values), out=None)
 
 
+@faults_app.command("replay")
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory of `faults run` / `faults sweep`.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the replayed run.")],
+) -> None:
+    """Re-run a logged run with its recorded model outputs; check the trajectories come out byte for byte."""
+    from robustcall.faults._replay import replay_run
+
+    if out.exists() and any(out.iterdir()):
+        raise typer.BadParameter(f"{out} is not empty")
+    try:
+        same = asyncio.run(replay_run(run_dir, out))
+    except (OSError, ValueError, KeyError) as exc:
+        raise typer.BadParameter(f"{run_dir}: {exc}") from None
+    console.print(f"replayed {run_dir} into {out}: " + ("identical" if same else "DIFFERENT"))
+    if not same:
+        raise typer.Exit(1)
+
+
 @faults_app.command("export-sft")
 def export_sft(
     runs: Annotated[list[Path], typer.Argument(help="Run directories of `faults run` / `faults sweep`.")],
