@@ -172,3 +172,16 @@ def test_repeats_of_a_permanent_fault_are_not_new_faults() -> None:
 )
 def test_diagnosis_classifier(text: str, cls: str | None) -> None:
     assert diagnose(text) == cls
+
+
+def test_step_limit_after_a_fault_is_unrecoverable_but_not_before_one() -> None:
+    after = _traj(
+        [Step(index=0, action=SEARCH, fault=_fault("http_500")), Step(index=1, action=BUY, executed=BUY)],
+        success=False,
+        termination="step_limit",
+    )
+    assert analyse(after)[0].unrecoverable == "step_limit"
+    no_fault = _traj([Step(index=0, action=BUY, executed=BUY)], success=False, termination="step_limit")
+    assert analyse(no_fault)[0].unrecoverable is None
+    solved = after.model_copy(update={"success": True, "termination": "done"})
+    assert analyse(solved)[0].unrecoverable is None
