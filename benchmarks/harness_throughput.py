@@ -1,7 +1,8 @@
 """Harness throughput against a local mock server with fixed latency, as a ratio to the ideal C/L.
 
 For each concurrency C the full harness (render, request with retries/timeouts, parse, checkpoint
-append) answers N samples against a mock OpenAI server (``fast_mock_openai.py``: separate process, raw asyncio, fixed latency L); a bare
+append) answers N samples against a mock OpenAI server (``fast_mock_openai.py``: separate process,
+raw asyncio, fixed latency L); a bare
 aiohttp client sends the same number of requests at the same C in the same run. Goal: >= 0.85 of
 ideal at every C.
 
@@ -89,7 +90,8 @@ def main() -> None:
                 time.sleep(0.05)
             url = portfile.read_text()
             print(f"latency {args.latency * 1000:.0f} ms; throughput in requests/s; ratio = measured / (C/L)")
-            print(f"{'C':>5} {'n':>6} {'ideal':>8} {'bare':>8} {'harness':>8} {'bare/ideal':>11} {'harness/ideal':>14} {'harness/bare':>13}")
+            cols = ("C", "n", "ideal", "bare", "harness", "bare/ideal", "harness/ideal", "harness/bare")
+            print(" ".join(f"{c:>{w}}" for c, w in zip(cols, (5, 6, 8, 8, 8, 11, 14, 13), strict=True)))
             for c in (int(x) for x in args.conc.split(",")):
                 n = max(40, 16 * c)
                 ideal = c / args.latency

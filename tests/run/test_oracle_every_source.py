@@ -10,7 +10,7 @@ import pytest
 
 from robustcall.core import PredictionRecord, Sample
 from robustcall.models import make_model
-from robustcall.run import answer
+from robustcall.run import answer, clean_id_of
 from robustcall.score import score_records
 from robustcall.sources import SOURCE_NAMES, load_source
 
@@ -39,3 +39,18 @@ def test_oracle_is_right_on_every_sample(source: str, shared_data: Path) -> None
     samples = load_source(source, shared_data).samples
     wrong = {v.id for v in score_records(_oracle(samples)) if not v.correct}
     assert wrong == (BFCL_GOLD_FAULTS if source == "bfcl" else set())
+
+
+def test_oracle_is_right_on_every_static_perturbation(tmp_path: Path, shared_data: Path) -> None:
+    """Every static type keeps the task solvable: the golden answer (updated where a type changes
+    it) passes the scorer. Dup-WrongP places a same-name distractor with a wrong schema anywhere,
+    even before the ground truth: the call is judged against the ground-truth tool's schema."""
+    from robustcall.core import read_jsonl
+    from robustcall.perturb import build_benchmark
+
+    sources = ["bfcl", "apibank", "rotbench", "toolalpaca", "tooleyes"]
+    build_benchmark(sources, shared_data, 0, tmp_path, per_source=dict.fromkeys(sources, 12))
+    samples = [s for f in sorted(tmp_path.glob("*.jsonl")) for s in read_jsonl(f, Sample)]
+    assert {s.perturbation.type for s in samples} >= {"clean", "same_name_C", "CD_AB", "TD_NT"}
+    wrong = [s for s in samples if s.id in {v.id for v in score_records(_oracle(samples)) if not v.correct}]
+    assert [s.id for s in wrong if clean_id_of(s) not in BFCL_GOLD_FAULTS] == []

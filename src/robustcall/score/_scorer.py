@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, Verdict
+from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, ToolSpec, Verdict
 from robustcall.formats import OutputFormat, read_tool_calls, sample_format
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
@@ -29,9 +29,21 @@ from robustcall.score._rules import (
 Scorer = Callable[[Sample, list[ToolCall]], Judgement]
 
 
+def schema_tools(sample: Sample) -> list[ToolSpec]:
+    """The tools whose schemas judge a call: the sample's tools without an inserted same-name
+    distractor. A call to a duplicated name is judged against the ground-truth tool's schema (the
+    golden answer's), never the distractor's, which upstream's first-match lookup would pick
+    whenever the distractor stands first (Dup-WrongP places it anywhere)."""
+    meta = sample.perturbation.metadata
+    pos, name = meta.get("position"), meta.get("distractor")
+    if isinstance(pos, int) and 0 <= pos < len(sample.tools) and sample.tools[pos].name == name:
+        return sample.tools[:pos] + sample.tools[pos + 1 :]
+    return sample.tools
+
+
 def score_bfcl(sample: Sample, calls: list[ToolCall]) -> Judgement:
     """Upstream BFCL's AST checker semantics (see :mod:`robustcall.score._bfcl_ast`)."""
-    err = check_bfcl(sample.category, sample.tools, calls, sample.golden_answers)
+    err = check_bfcl(sample.category, schema_tools(sample), calls, sample.golden_answers)
     return Judgement(err is None, 1.0 if err is None else 0.0, err)
 
 
@@ -70,7 +82,7 @@ class SampleScorer:
         self.fmt: OutputFormat = fmt or sample_format(sample)
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
-            self._checker = BfclChecker(sample.category, sample.tools, sample.golden_answers)
+            self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
         names: list[str]
         if self.method == "tooleyes":
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []

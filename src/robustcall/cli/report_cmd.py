@@ -1,0 +1,29 @@
+"""``robustcall report``: tables, figures and an HTML page for one or more runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def report(
+        runs: list[Path] = typer.Argument(..., help="Run directories (from `robustcall run`).", exists=True),
+        out: Path = typer.Option(..., "--out", help="Directory for tables, figures and report.html."),
+        baseline: str | None = typer.Option(None, help="Run (model) name to test every other run against."),
+        sizes: Path | None = typer.Option(
+            None, exists=True, help="YAML/JSON mapping of model name -> size in billions (Figures 2 and 3)."
+        ),
+        resamples: int = typer.Option(10_000, min=0, help="Bootstrap resamples B."),
+        seed: int = typer.Option(0, help="Bootstrap seed."),
+    ) -> None:
+        """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""
+        from robustcall.report import write_report
+
+        try:
+            files = write_report(runs, out, baseline=baseline, sizes_file=sizes, resamples=resamples, seed=seed)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+        typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")

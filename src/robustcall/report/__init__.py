@@ -1,0 +1,24 @@
+"""What people look at: the paper's tables (Markdown, CSV, LaTeX), figures and one HTML page."""
+
+from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
+from robustcall.report._runs import RunResult, load_run
+from robustcall.report._table import Table
+from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
+from robustcall.report._write import ReportFiles, load_runs, write_report
+
+__all__ = [
+    "ReportFiles",
+    "RunResult",
+    "Table",
+    "all_tables",
+    "drop_heatmap",
+    "drops_vs_size",
+    "error_mode_table",
+    "load_run",
+    "load_runs",
+    "load_sizes",
+    "per_type_tables",
+    "retention_vs_size",
+    "table2",
+    "write_report",
+]

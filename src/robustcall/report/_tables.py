@@ -1,0 +1,115 @@
+"""The paper's tables for any set of runs: Table 2 (summary), Tables 7-14 (per perturbation), error modes."""
+
+from __future__ import annotations
+
+from robustcall.core import TAXONOMY
+from robustcall.metrics import Estimate, Significance, paired_significance
+from robustcall.report._runs import RunResult
+from robustcall.report._table import Table
+
+DELTA_HEADERS = {"observation": "Δ_Obs ↓", "action": "Δ_Act ↓", "reward": "Δ_Rew ↓", "transition": "Δ_Trn ↓"}
+COMPONENT_TITLES = {"observation": "Observation", "action": "Action", "reward": "Reward", "transition": "Transition"}
+
+
+def fmt(e: Estimate, *, signed: bool = False, negate: bool = False) -> str:
+    """``0.643 ± 0.065`` (3 decimals, values in [0, 1] as in the paper); ``—`` when undefined."""
+    if e.value is None:
+        return "—"
+    v = (-e.value if negate else e.value) + 0.0  # + 0.0 turns -0.0 into 0.0
+    text = f"{v:+.3f}" if signed else f"{v:.3f}"
+    return f"{text} ± {e.ci95:.3f}" if e.ci95 is not None else text
+
+
+def significance(runs: list[RunResult], baseline: str | None) -> dict[str, dict[str, Significance]]:
+    """Run name -> statistic -> paired comparison against the baseline run (empty without one)."""
+    if baseline is None:
+        return {}
+    base = next((r for r in runs if r.name == baseline), None)
+    if base is None:
+        names = ", ".join(r.name for r in runs)
+        raise ValueError(f"baseline {baseline!r} is not one of the runs: {names}")
+    return {
+        r.name: paired_significance(r.verdicts, base.verdicts, resamples=r.stats.resamples, seed=r.stats.seed)
+        for r in runs
+        if r is not base
+    }
+
+
+def table2(runs: list[RunResult], baseline: str | None = None) -> Table:
+    """Clean, Pert. Acc. and the four Δ columns, rows sorted by Pert. Acc. (descending)."""
+    sig = significance(runs, baseline)
+    ordered = sorted(runs, key=lambda r: -(r.stats.pert_acc.value if r.stats.pert_acc.value is not None else -1.0))
+    rows = []
+    for r in ordered:
+        marks = sig.get(r.name, {})
+
+        def cell(e: Estimate, stat: str, marks: dict[str, Significance] = marks) -> str:
+            m = marks.get(stat)
+            return fmt(e) + (m.marker if m else "")
+
+        rows.append(
+            [r.name + (" (baseline)" if r.name == baseline else "")]
+            + [cell(r.stats.clean, "clean"), cell(r.stats.pert_acc, "pert_acc")]
+            + [cell(r.stats.delta[c], f"delta:{c}") for c in DELTA_HEADERS]
+            + [fmt(r.stats.retention)]
+        )
+    b = runs[0].stats.resamples if runs else 0
+    notes = [
+        "Mean ± half-width of the 95% percentile-bootstrap interval over source samples "
+        f"(B = {b:,}; clean and perturbed samples of one source resampled together). "
+        "Δ_X = Clean − mean accuracy of X's perturbation types; retention = 1 − mean(Δ_Obs, Δ_Act, Δ_Rew) / Clean."
+    ]
+    if baseline is not None:
+        notes.append(
+            f"Superscripts: paired-bootstrap significance against {baseline} (* p < 0.05, ** p < 0.01, *** p < 0.001)."
+        )
+    header = ["Model", "Clean ↑", "Pert. Acc. ↑", *DELTA_HEADERS.values(), "Retention ↑"]
+    return Table("table2", "Main results: accuracy and robustness gaps per POMDP component", header, rows, notes)
+
+
+def per_type_tables(runs: list[RunResult]) -> list[Table]:
+    """One table per component (Tables 7-14 layout): Clean, then per type accuracy (drop from Clean)."""
+    tables = []
+    for comp, title in COMPONENT_TITLES.items():
+        types = [t for t in TAXONOMY if t.component == comp and any(t.code in r.stats.accuracy for r in runs)]
+        if not types:
+            continue
+        rows = []
+        for r in runs:
+            row = [r.name, fmt(r.stats.accuracy.get("clean", Estimate(value=None)))]
+            for t in types:
+                acc = r.stats.accuracy.get(t.code)
+                drop = r.stats.drop.get(t.code)
+                row.append(f"{fmt(acc)} ({fmt(drop, signed=True, negate=True)})" if acc and drop else "—")
+            rows.append(row)
+        notes = [
+            "Accuracy on the perturbation ± 95% half-width; in parentheses its difference from the model's own Clean."
+        ]
+        tables.append(
+            Table(
+                f"per_type_{comp}",
+                f"Per-perturbation accuracy: {title}",
+                ["Model", "Clean", *(t.display for t in types)],
+                rows,
+                notes,
+            )
+        )
+    return tables
+
+
+def error_mode_table(runs: list[RunResult]) -> Table:
+    """Appendix L error-mode shares of incorrect records, per run and component."""
+    modes = sorted({m for r in runs for comp in r.error_modes.values() for m in comp})
+    rows = []
+    for r in runs:
+        for comp, shares in r.error_modes.items():
+            rows.append([r.name, comp, *(f"{100 * shares.get(m, 0.0):.1f}%" for m in modes)])
+    infra = ", ".join(f"{r.name}: {r.stats.infra_errors}" for r in runs)
+    notes = [f"Infrastructure errors (excluded from every accuracy): {infra}."]
+    return Table(
+        "error_modes", "Error modes of incorrect predictions (Appendix L)", ["Model", "Component", *modes], rows, notes
+    )
+
+
+def all_tables(runs: list[RunResult], baseline: str | None = None) -> list[Table]:
+    return [table2(runs, baseline), *per_type_tables(runs), error_mode_table(runs)]

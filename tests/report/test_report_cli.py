@@ -1,0 +1,91 @@
+"""``robustcall report`` end to end on runs made by scripted policies (no model needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+
+runner = CliRunner()
+
+
+def _invoke(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_report_on_three_scripted_runs(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    _invoke("build", "--sources", "bfcl", "--seed", "0", "--out", str(bench))
+    runs = []
+    for policy in ("oracle", "give_up_after_error", "always_first_tool"):
+        run = tmp_path / policy
+        _invoke("run", "--bench", str(bench), "--model", f"scripted:{policy}", "--limit", "4", "--out", str(run))
+        runs.append(str(run))
+    sizes = tmp_path / "sizes.yaml"
+    sizes.write_text("scripted:oracle: 7\nscripted:give_up_after_error: 1.5\nscripted:always_first_tool: 0.5\n")
+    out = tmp_path / "report"
+    _invoke(
+        "report",
+        *runs,
+        "--out",
+        str(out),
+        "--baseline",
+        "scripted:give_up_after_error",
+        "--sizes",
+        str(sizes),
+        "--resamples",
+        "500",
+    )
+
+    names = {p.name for p in out.iterdir()}
+    for stem in (
+        "table2",
+        "per_type_observation",
+        "per_type_action",
+        "per_type_reward",
+        "per_type_transition",
+        "error_modes",
+    ):
+        assert {f"{stem}.md", f"{stem}.csv", f"{stem}.tex"} <= names
+    assert {"drop_heatmap.png", "retention_vs_size.png", "drops_vs_size.png", "report.html", "report.json"} <= names
+
+    rows = (out / "table2.csv").read_text().splitlines()
+    assert rows[0] == "Model,Clean ↑,Pert. Acc. ↑,Δ_Obs ↓,Δ_Act ↓,Δ_Rew ↓,Δ_Trn ↓,Retention ↑"
+    # sorted by Pert. Acc.: the oracle answers everything, giving up after an error loses Transition
+    assert rows[1].startswith("scripted:oracle,1.000 ± 0.000,1.000 ± 0.000")
+    assert rows[2].startswith("scripted:give_up_after_error (baseline),1.000 ± 0.000")
+    stats = json.loads((out / "report.json").read_text())
+    oracle, quitter = stats["scripted:oracle"], stats["scripted:give_up_after_error"]
+    assert oracle["delta"]["transition"]["value"] == 0.0
+    # give-up scores 0 on every transition sample that calls a tool: its Δ_Trn is Clean - 0 = 1 here
+    assert quitter["delta"]["transition"]["value"] == 1.0
+    assert "***" in rows[1]  # the oracle's Δ_Trn differs from the baseline's on every paired source
+    assert r"\begin{tabular}" in (out / "table2.tex").read_text()
+    page = (out / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 3 and "scripted:always_first_tool" in page
+    assert (out / "drop_heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unknown_baseline_is_a_clear_error(tmp_path: Path) -> None:
+    bench, run = tmp_path / "bench", tmp_path / "run"
+    _invoke("build", "--sources", "bfcl", "--seed", "0", "--out", str(bench))
+    _invoke(
+        "run",
+        "--bench",
+        str(bench),
+        "--model",
+        "scripted:oracle",
+        "--limit",
+        "2",
+        "--types",
+        "realistic_typos",
+        "--out",
+        str(run),
+    )
+    result = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "r"), "--baseline", "nope"])
+    assert result.exit_code != 0 and "baseline 'nope' is not one of the runs" in result.output
