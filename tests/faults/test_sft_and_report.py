@@ -12,7 +12,8 @@ from robustcall.core import ToolCall, write_jsonl
 from robustcall.faults import TAXONOMY_TYPES, FaultProfile, FaultyEnv
 from robustcall.faults._sft import recovery_examples
 from robustcall.metrics import diagnose
-from robustcall.metrics._fault_report import fault_report, report_markdown, table1, table2, table6
+from robustcall.metrics._fault_report import fault_report
+from robustcall.report._fault_tables import fault_table1, fault_table2, fault_table6, report_markdown
 
 
 def _profile(code: str) -> FaultProfile:
@@ -59,9 +60,9 @@ def test_report_tables_from_trajectories() -> None:
         for t in (run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in TAXONOMY_TYPES)
     ]
     rep = fault_report([*clean, *faulted])
-    assert table1(rep).splitlines()[-1] == "| scripted | 100.0 | 60.0 | 60.0 | 0.0 | 0.0 | 15 | 15 |"
-    assert table2(rep).splitlines()[-1] == "| scripted | 57.1 (n=7) | 100.0 (n=5) | 0.0 (n=3) |"
-    t6 = table6(rep)
+    assert fault_table1(rep).markdown().splitlines()[-1] == "| scripted | 100.0 | 60.0 | 60.0 | 0.0 | 0.0 | 15 | 15 |"
+    assert fault_table2(rep).markdown().splitlines()[-1] == "| scripted | 57.1 (n=7) | 100.0 (n=5) | 0.0 (n=3) |"
+    t6 = fault_table6(rep).markdown()
     assert "| Graceful Failure | 6 | 40.0% | 100.0% |" in t6 and "| Recovered | 9 | 60.0% | — |" in t6
     md = report_markdown(rep)
     # steps: search + buy without faults; fault, retry, then buy or give up: 3 with one
@@ -78,5 +79,6 @@ def test_faults_report_cli(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "| scripted | 100.0 | 50.0 | 50.0 | 0.0 | 0.0 | 2 | 2 |" in result.output
     assert json.loads((tmp_path / "rep" / "report.json").read_text())["table_delta"] == 1.0
+    assert (tmp_path / "rep" / "faults_table6.tex").read_text().startswith("\\begin{table}")
     bad = CliRunner().invoke(app, ["faults", "report", str(tmp_path / "nope")])
     assert bad.exit_code != 0 and "not a fault-injection run directory" in bad.output

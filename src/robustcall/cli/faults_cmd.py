@@ -277,9 +277,11 @@ def report(
         Path | None, typer.Option("--out", help="Also write the tables (Markdown) and numbers (JSON).")
     ] = None,
 ) -> None:
-    """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes)."""
+    """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes);
+    with --out also report.md, report.json and each table as CSV and LaTeX."""
     from robustcall.faults._bench import read_trajectories
-    from robustcall.metrics._fault_report import fault_report, report_markdown
+    from robustcall.metrics._fault_report import fault_report
+    from robustcall.report._fault_tables import fault_tables, report_markdown
 
     trajectories = []
     for run in runs:
@@ -297,6 +299,9 @@ def report(
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.md").write_text(text)
         (out / "report.json").write_text(rep.model_dump_json(indent=2) + "\n")
+        for table in fault_tables(rep):
+            (out / f"{table.name}.csv").write_text(table.csv())
+            (out / f"{table.name}.tex").write_text(table.latex())
 
 
 def register(app: typer.Typer) -> None:
