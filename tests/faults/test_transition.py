@@ -1,5 +1,5 @@
 from robustcall.core import TRANSITION_TYPES, ToolCall
-from robustcall.faults import TRANSITION_MESSAGES, FaultInjector, transition_injector
+from robustcall.faults import TRANSITION_MESSAGES, FaultInjector, fixed_profile, transition_injector
 
 
 def test_appendix_g_strings_verbatim() -> None:
@@ -26,7 +26,7 @@ def test_injection_rate_is_seeded_and_replayable() -> None:
     call = ToolCall(name="t")
     runs = []
     for _ in range(2):
-        inj = FaultInjector({"a": "A", "b": "B"}, rate=0.3, seed=7)
+        inj = FaultInjector(fixed_profile({"a": "A", "b": "B"}, delta=0.3, seed=7))
         runs.append([(f.fault_type if (f := inj.maybe_inject(i, call)) else None) for i in range(200)])
     assert runs[0] == runs[1]
     hits = sum(r is not None for r in runs[0])

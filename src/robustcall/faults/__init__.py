@@ -1,6 +1,53 @@
-"""Runtime faults on tool results: the transition errors and the injector that places them."""
+"""Runtime faults on tool results: the taxonomy, fault profiles, the injector and its Env wrapper.
 
-from robustcall.faults._injector import FaultInjector, InjectedFault, transition_injector
+The two-pass transition harness and the fault-injection benchmark share one injector: a
+transition perturbation is the profile δ = 1 at call 0 with one fixed Appendix G message.
+"""
+
+from robustcall.faults._env import FaultedStep, FaultyEnv, episode_key
+from robustcall.faults._injector import (
+    FaultInjector,
+    InjectedFault,
+    fixed_profile,
+    synthesise,
+    transition_injector,
+)
+from robustcall.faults._profile import BUILTIN_PROFILES, CustomFault, FaultProfile, ToolOverride, load_profile
+from robustcall.faults._session import Blocked, Execute, FaultSession
 from robustcall.faults._transition import TRANSITION_MESSAGES
+from robustcall.faults._types import (
+    CLASS_DISPLAY,
+    FAULT_CLASSES,
+    FAULT_TYPES,
+    TAXONOMY_TYPES,
+    FaultClass,
+    FaultType,
+    fault_type,
+)
 
-__all__ = ["TRANSITION_MESSAGES", "FaultInjector", "InjectedFault", "transition_injector"]
+__all__ = [
+    "BUILTIN_PROFILES",
+    "CLASS_DISPLAY",
+    "FAULT_CLASSES",
+    "FAULT_TYPES",
+    "TAXONOMY_TYPES",
+    "TRANSITION_MESSAGES",
+    "Blocked",
+    "CustomFault",
+    "Execute",
+    "FaultClass",
+    "FaultInjector",
+    "FaultProfile",
+    "FaultSession",
+    "FaultType",
+    "FaultedStep",
+    "FaultyEnv",
+    "InjectedFault",
+    "ToolOverride",
+    "episode_key",
+    "fault_type",
+    "fixed_profile",
+    "load_profile",
+    "synthesise",
+    "transition_injector",
+]

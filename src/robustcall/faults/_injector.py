@@ -1,67 +1,129 @@
-"""Fault injection between the agent and the tool back-end.
+"""Fault decisions: with probability δ a call is intercepted and a type is drawn from λ (Algorithm 1).
 
-A RobustBench-TC transition perturbation is the special case of a fault profile with injection
-probability 1 at the first tool call and one fixed message; the fault-injection system reuses
-this injector with richer profiles.
+Every decision uses its own random stream derived from (profile seed, episode key, call index),
+so a decision never depends on earlier outcomes: the same agent actions meet the same faults,
+different agents meet the same draws at the same call (paired comparisons), and a logged run
+replays exactly. A RobustBench-TC transition perturbation is the special case δ = 1 at call 0 with
+one fixed-message type.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from typing import Any
 
-from robustcall.core import ToolCall
+from pydantic import BaseModel, ConfigDict, Field
+
+from robustcall.core import ToolCall, seeded_rng
+from robustcall.faults._profile import FaultProfile
 from robustcall.faults._transition import TRANSITION_MESSAGES
+from robustcall.faults._types import FaultClass, FaultType
 
 
-@dataclass(frozen=True)
-class InjectedFault:
-    """One injection decision, logged so a run can be replayed exactly."""
+class InjectedFault(BaseModel):
+    """One injection, logged so a run can be replayed and analysed (``Step.fault`` holds its dump)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     step: int
+    """Index of the intercepted call within the episode (0-based)."""
     tool: str
+    """The tool the agent called (as it wrote it)."""
     fault_type: str
+    fault_class: FaultClass
+    transient: bool
     observation: str
+    """What the agent was shown instead of (or in place of) the real result."""
+    executed: bool = False
+    """The call ran in the environment (semantic anomalies corrupt a real result)."""
+    requested: str | None = None
+    """The type drawn from λ when a different one had to be applied (an anomaly that did not fit)."""
+    repeat_of: int | None = None
+    """A permanent fault met again: the step of the original injection (not a new draw; excluded from N)."""
+    detail: dict[str, Any] = Field(default_factory=dict)
+    """Type-specific facts: the renamed parameter, the newly required one, the real result's length."""
 
 
-@dataclass
+def synthesise(ftype: FaultType, tool: str) -> str:
+    """The observation of a ``replace`` fault (fixed message, or a template naming the tool)."""
+    if ftype.message is not None:
+        return ftype.message
+    templates = {
+        "http_404": "HTTP 404 Not Found. The remote endpoint has no resource matching the request to `{tool}`.",
+        "http_403": (
+            "HTTP 403 Forbidden. The provider rejected the call because the supplied credentials "
+            "lack permission to use `{tool}`."
+        ),
+        "http_503": (
+            "HTTP 503 Service Unavailable. The remote endpoint is temporarily overloaded or down for maintenance."
+        ),
+        "tool_deprecated": (
+            "HTTP 410 Gone. The tool `{tool}` has been deprecated and removed; it is no longer available."
+        ),
+    }
+    if ftype.code not in templates:
+        raise ValueError(f"fault type {ftype.code!r} has no synthesised observation")
+    return templates[ftype.code].format(tool=tool)
+
+
 class FaultInjector:
-    """Decide, call by call, whether a tool result is replaced by a synthesised fault.
+    """Draws decisions for one episode (``key`` names it) and keeps the log of injections."""
 
-    ``messages`` maps fault type -> observation text; ``rate`` is the global injection
-    probability δ; ``first_call_only`` restricts injection to step 0 (the transition harness).
-    """
+    def __init__(self, profile: FaultProfile, *, key: str = "") -> None:
+        self.profile = profile
+        self.key = key
+        self.log: list[InjectedFault] = []
 
-    messages: dict[str, str]
-    rate: float = 1.0
-    first_call_only: bool = False
-    seed: int = 0
-    log: list[InjectedFault] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if not self.messages:
-            raise ValueError("a fault injector needs at least one fault type")
-        if not 0.0 <= self.rate <= 1.0:
-            raise ValueError(f"injection rate must be in [0, 1], got {self.rate}")
-        self._rng = random.Random(self.seed)
-        self._types = sorted(self.messages)
+    def draw(self, index: int, tool: str) -> tuple[FaultType | None, random.Random]:
+        """The type injected at call ``index`` of ``tool`` (``None``: run it), and the stream for synthesis."""
+        rng = seeded_rng(self.profile.seed, self.key, str(index))
+        roll, pick = rng.random(), rng.random()  # both drawn always: decisions stay aligned
+        allowed = self.profile.at_calls is None or index in self.profile.at_calls
+        if not allowed or roll >= self.profile.rate_for(tool):
+            return None, rng
+        acc = 0.0
+        weights = self.profile.weights_for(tool)
+        for code, p in weights:
+            acc += p
+            if pick < acc:
+                return self.profile.fault_type(code), rng
+        return self.profile.fault_type(weights[-1][0]), rng
 
     def maybe_inject(self, step: int, call: ToolCall) -> InjectedFault | None:
-        """The fault replacing this call's result, or ``None`` to execute it normally."""
-        if self.first_call_only and step != 0:
+        """The replacing fault for a stateless caller (``replace`` types only), or ``None`` to execute."""
+        ftype, _ = self.draw(step, call.name)
+        if ftype is None:
             return None
-        # Draw both numbers every time so decisions do not depend on earlier outcomes.
-        roll = self._rng.random()
-        pick = self._types[self._rng.randrange(len(self._types))]
-        if roll >= self.rate:
-            return None
-        fault = InjectedFault(step=step, tool=call.name, fault_type=pick, observation=self.messages[pick])
+        if ftype.effect != "replace":
+            raise ValueError(f"{ftype.code} needs the stateful FaultSession (it is a {ftype.effect} fault)")
+        fault = InjectedFault(
+            step=step,
+            tool=call.name,
+            fault_type=ftype.code,
+            fault_class=ftype.fault_class,
+            transient=ftype.transient,
+            observation=synthesise(ftype, call.name),
+        )
         self.log.append(fault)
         return fault
+
+
+def fixed_profile(messages: dict[str, str], *, delta: float, seed: int = 0, name: str = "fixed") -> FaultProfile:
+    """A profile of fixed-message execution errors, uniform λ (messages: type -> observation)."""
+    return FaultProfile.model_validate(
+        {
+            "name": name,
+            "delta": delta,
+            "seed": seed,
+            "faults": dict.fromkeys(messages, 1.0),
+            "custom": {code: {"class": "execution", "message": msg} for code, msg in messages.items()},
+        }
+    )
 
 
 def transition_injector(type_code: str) -> FaultInjector:
     """The injector of one transition type: δ = 1 at the first call, the Appendix G message."""
     if type_code not in TRANSITION_MESSAGES:
         raise KeyError(f"unknown transition type {type_code!r}; valid: {', '.join(TRANSITION_MESSAGES)}")
-    return FaultInjector({type_code: TRANSITION_MESSAGES[type_code]}, rate=1.0, first_call_only=True)
+    profile = FaultProfile(name=type_code, delta=1.0, faults={type_code: 1.0}, at_calls=[0])
+    return FaultInjector(profile, key=type_code)

@@ -1,5 +1,19 @@
-"""Statistics over verdicts."""
+"""Statistics over verdicts and trajectories."""
 
+from robustcall.metrics._fault_text import ACKNOWLEDGE_PATTERNS, CLASS_PATTERNS, Diagnosis, diagnose
+from robustcall.metrics._faults import (
+    LOOP_REPEATS,
+    MODE_DISPLAY,
+    EpisodeOutcome,
+    FailureMode,
+    FaultMetrics,
+    FaultOutcome,
+    analyse,
+    failure_mode,
+    fault_metrics,
+    recovered,
+    unrecoverable,
+)
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
     Estimate,
@@ -15,19 +29,34 @@ from robustcall.metrics._robustness import (
 from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, bootstrap_halfwidth, summarize
 
 __all__ = [
+    "ACKNOWLEDGE_PATTERNS",
+    "CLASS_PATTERNS",
     "COMPONENT_ORDER",
     "DELTA_COMPONENTS",
+    "LOOP_REPEATS",
+    "MODE_DISPLAY",
     "Cell",
+    "Diagnosis",
+    "EpisodeOutcome",
     "Estimate",
+    "FailureMode",
+    "FaultMetrics",
+    "FaultOutcome",
     "Robustness",
     "ScoreMatrix",
     "Significance",
     "Summary",
+    "analyse",
     "bootstrap_halfwidth",
+    "diagnose",
     "error_mode_shares",
+    "failure_mode",
+    "fault_metrics",
     "marker",
     "paired_significance",
+    "recovered",
     "robustness",
     "source_id",
     "summarize",
+    "unrecoverable",
 ]

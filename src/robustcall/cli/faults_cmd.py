@@ -1,0 +1,308 @@
+"""``robustcall faults``: fault-injection runs, sweeps, reports, recovery SFT data and the MCP proxy."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, cast
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from robustcall.core import Trajectory
+    from robustcall.faults import FaultyEnv
+    from robustcall.faults._bench import FaultRunStats
+    from robustcall.models import Mode
+
+console = Console(stderr=True)
+
+faults_app = typer.Typer(
+    name="faults",
+    help="Stress-test agents with injected tool faults (taxonomy, RR / RASR / EIA / UFR, MCP proxy).",
+    no_args_is_help=True,
+)
+
+ProfileOpt = Annotated[
+    str,
+    typer.Option(
+        "--profile",
+        help="A fault profile file (YAML/JSON) or a built-in: default, execution, semantic, "
+        "nonstationary, transient, permanent.",
+    ),
+]
+
+
+EnvOpt = Annotated[
+    str,
+    typer.Option("--env", help="An environment: a registered name, or `package.module:Class` of your own Env."),
+]
+ModelOpt = Annotated[str, typer.Option("--model", help="local | openai:<model>@<base_url> | scripted:<policy>")]
+OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
+TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only the first N tasks.")]
+SeedsOpt = Annotated[str, typer.Option("--seeds", help="Comma list of episode seeds.")]
+StepsOpt = Annotated[int, typer.Option("--max-steps", help="Step limit T per episode.")]
+ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (default: the model's).")]
+FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
+PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", help="Episodes in flight at once.")]
+
+
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{what} must be a comma list of numbers, got {text!r}") from None
+
+
+def _execute(
+    env: str,
+    profile: str,
+    deltas: list[float],
+    model: str,
+    out: Path,
+    tasks: str | None,
+    limit: int | None,
+    seeds: str,
+    max_steps: int,
+    mode: str | None,
+    fmt: str,
+    prompt: str,
+    concurrency: int,
+) -> None:
+    from robustcall.faults import load_profile
+    from robustcall.faults._bench import load_env, run_faults
+    from robustcall.faults._loop import PROMPT_VARIANTS, run_episode
+    from robustcall.formats import OUTPUT_FORMATS
+    from robustcall.models import make_model
+
+    if fmt not in OUTPUT_FORMATS:
+        raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
+    if prompt not in PROMPT_VARIANTS:
+        raise typer.BadParameter(f"--prompt must be one of {', '.join(PROMPT_VARIANTS)}")
+    if mode not in (None, "fc", "prompt"):
+        raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
+    if any(not 0 <= d <= 1 for d in deltas):
+        raise typer.BadParameter("every δ must be in [0, 1]")
+    try:
+        prof = load_profile(profile)
+        make_env = load_env(env)
+    except (OSError, ValueError, ImportError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    all_tasks = make_env().task_ids()
+    chosen = [t.strip() for t in tasks.split(",")] if tasks else all_tasks
+    unknown = [t for t in chosen if t not in all_tasks]
+    if unknown:
+        raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
+    chosen = chosen[:limit] if limit is not None else chosen
+    seed_list = [int(x) for x in _floats(seeds, "--seeds")]
+    chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency)
+    out_fmt = fmt
+
+    async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
+        return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
+
+    async def go() -> FaultRunStats:
+        try:
+            return await run_faults(
+                episode,
+                make_env,
+                tasks=chosen,
+                profile=prof,
+                deltas=deltas,
+                seeds=seed_list,
+                out=out,
+                meta={
+                    "env": env,
+                    "model": model,
+                    "mode": chat.mode,
+                    "format": fmt,
+                    "max_steps": max_steps,
+                    "deltas": deltas,
+                    "seeds": seed_list,
+                    "tasks": chosen,
+                },
+                prompt=prompt,
+                concurrency=concurrency,
+            )
+        finally:
+            await chat.aclose()
+
+    try:
+        stats = asyncio.run(go())
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console.print(f"{out}: {stats}")
+
+
+@faults_app.command("run")
+def run(
+    env: EnvOpt,
+    model: ModelOpt = "local",
+    out: OutOpt = Path("runs/faults"),
+    profile: ProfileOpt = "default",
+    delta: Annotated[float | None, typer.Option("--delta", help="δ (default: the profile's).")] = None,
+    tasks: TasksOpt = None,
+    limit: LimitOpt = None,
+    seeds: SeedsOpt = "0",
+    max_steps: StepsOpt = 10,
+    mode: ModeOpt = None,
+    fmt: FormatOpt = "tool_call",
+    prompt: PromptOpt = "default",
+    concurrency: ConcOpt = 1,
+) -> None:
+    """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
+    from robustcall.faults import load_profile
+
+    d = delta if delta is not None else load_profile(profile).delta
+    _execute(env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency)
+
+
+@faults_app.command("sweep")
+def sweep(
+    env: EnvOpt,
+    model: ModelOpt = "local",
+    out: OutOpt = Path("runs/faults-sweep"),
+    profile: ProfileOpt = "default",
+    deltas: Annotated[str, typer.Option("--deltas", help="Comma list of δ (Table 3).")] = "0,0.1,0.2,0.3,0.5",
+    tasks: TasksOpt = None,
+    limit: LimitOpt = None,
+    seeds: SeedsOpt = "0",
+    max_steps: StepsOpt = 10,
+    mode: ModeOpt = None,
+    fmt: FormatOpt = "tool_call",
+    prompt: PromptOpt = "default",
+    concurrency: ConcOpt = 1,
+) -> None:
+    """Run ENV at every δ of the sweep into one run directory, then print the report."""
+    values = _floats(deltas, "--deltas")
+    _execute(env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency)
+    report([out], delta=0.3 if 0.3 in values else max(values), out=None)
+
+
+@faults_app.command("replay")
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory of `faults run` / `faults sweep`.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the replayed run.")],
+) -> None:
+    """Re-run a logged run with its recorded model outputs; check the trajectories come out byte for byte."""
+    from robustcall.faults._replay import replay_run
+
+    if out.exists() and any(out.iterdir()):
+        raise typer.BadParameter(f"{out} is not empty")
+    try:
+        same = asyncio.run(replay_run(run_dir, out))
+    except (OSError, ValueError, KeyError) as exc:
+        raise typer.BadParameter(f"{run_dir}: {exc}") from None
+    console.print(f"replayed {run_dir} into {out}: " + ("identical" if same else "DIFFERENT"))
+    if not same:
+        raise typer.Exit(1)
+
+
+@faults_app.command("export-sft")
+def export_sft(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories of `faults run` / `faults sweep`.")],
+    out: Annotated[Path, typer.Option("--out", help="The SFT JSONL file to write.")] = Path("recovery_sft.jsonl"),
+) -> None:
+    """Recovery tuples (s_t, a_t, o_injected, a_recovery) as chat-format SFT JSONL (TRL `messages`)."""
+    import json
+
+    from robustcall.core import write_jsonl
+    from robustcall.faults import FaultProfile
+    from robustcall.faults._bench import RUN_META, load_env, read_trajectories
+    from robustcall.faults._sft import RecoveryExample, recovery_examples
+
+    examples: list[RecoveryExample] = []
+    for run_dir in runs:
+        try:
+            meta = json.loads((run_dir / RUN_META).read_text())
+            trajectories = read_trajectories(run_dir)
+            make_env = load_env(meta["env"])
+        except (OSError, ValueError, KeyError, ImportError) as exc:
+            raise typer.BadParameter(f"{run_dir}: {exc}") from None
+        base = FaultProfile.model_validate(meta["profile"])
+        for t in trajectories:
+            if t.success is None or not any(s.fault for s in t.steps):
+                continue
+            prof = base.with_delta(float(t.config["delta"]))
+            examples += recovery_examples(t, make_env(), prof, meta.get("format", "tool_call"))
+    n = write_jsonl(out, examples)
+    kinds: dict[str, int] = {}
+    for e in examples:
+        kinds[e.recovery] = kinds.get(e.recovery, 0) + 1
+    console.print(f"{out}: {n} recovery records {kinds}")
+
+
+@faults_app.command("mcp-proxy")
+def mcp_proxy(
+    upstream: Annotated[
+        str,
+        typer.Option(
+            "--upstream", help='Upstream MCP server: a command line ("uvx mcp-server-time") or an http(s) URL.'
+        ),
+    ],
+    profile: ProfileOpt = "default",
+    delta: Annotated[float | None, typer.Option("--delta", help="Override the profile's global rate δ.")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Override the profile's seed.")] = None,
+    log: Annotated[Path | None, typer.Option("--log", help="Append every injection to this JSONL file.")] = None,
+    transport: Annotated[
+        str, typer.Option("--transport", help="stdio or http (streamable HTTP on 127.0.0.1).")
+    ] = "stdio",
+    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
+) -> None:
+    """Serve an MCP proxy that forwards tools to UPSTREAM and injects the profile's faults."""
+    from robustcall.faults import load_profile
+
+    if transport not in ("stdio", "http"):
+        raise typer.BadParameter(f"--transport must be stdio or http, got {transport!r}")
+    try:
+        prof = load_profile(profile)
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if delta is not None:
+        prof = prof.with_delta(delta)
+    if seed is not None:
+        prof = prof.model_copy(update={"seed": seed})
+    from robustcall.faults.mcp_proxy import serve
+
+    asyncio.run(serve(upstream, prof, log_path=log, transport=transport, port=port))
+
+
+@faults_app.command("report")
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories of `faults run` / `faults sweep`.")],
+    delta: Annotated[float, typer.Option("--delta", help="The δ of Tables 1, 2, 5 and 6.")] = 0.3,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the tables (Markdown) and numbers (JSON).")
+    ] = None,
+) -> None:
+    """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes);
+    with --out also report.md, report.json and each table as CSV and LaTeX."""
+    from robustcall.faults._bench import read_trajectories
+    from robustcall.metrics._fault_report import fault_report
+    from robustcall.report._fault_tables import fault_tables, report_markdown
+
+    trajectories = []
+    for run in runs:
+        try:
+            trajectories += read_trajectories(run)
+        except (OSError, ValueError) as exc:
+            raise typer.BadParameter(str(exc)) from None
+    try:
+        rep = fault_report(trajectories, table_delta=delta)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    text = report_markdown(rep)
+    typer.echo(text)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text(text)
+        (out / "report.json").write_text(rep.model_dump_json(indent=2) + "\n")
+        for table in fault_tables(rep):
+            (out / f"{table.name}.csv").write_text(table.csv())
+            (out / f"{table.name}.tex").write_text(table.latex())
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(faults_app)

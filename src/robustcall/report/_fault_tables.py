@@ -1,0 +1,101 @@
+"""Tables 1, 2, 3, 5 and 6 of the fault-injection paper (``metrics.fault_report`` numbers as ``Table``s)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from robustcall.faults import CLASS_DISPLAY, FAULT_CLASSES
+from robustcall.metrics import MODE_DISPLAY
+from robustcall.metrics._fault_report import FaultReport
+from robustcall.report._table import Table
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}"
+
+
+def fault_table1(rep: FaultReport) -> Table:
+    d = rep.table_delta
+    rows = []
+    for a in rep.agents():
+        clean, faulty = rep.at(a, 0.0), rep.at(a, d)
+        rows.append(
+            [
+                a,
+                _pct(clean.success_rate if clean else None),
+                _pct(faulty.success_rate if faulty else None),
+                _pct(faulty.recovery_rate if faulty else None),
+                _pct(faulty.ufr if faulty else None),
+                _pct(faulty.eia if faulty else None),
+                str(faulty.episodes if faulty else 0),
+                str(faulty.faults if faulty else 0),
+            ]
+        )
+    head = ["Model", "Task Success Rate", "RASR", "Recovery Rate", "UFR", "EIA", "tasks", "faults"]
+    return Table("faults_table1", f"Table 1: Overall Robustness Performance (δ = {d:g})", head, rows)
+
+
+def fault_table2(rep: FaultReport) -> Table:
+    d = rep.table_delta
+    rows = []
+    for a in rep.agents():
+        m = rep.at(a, d)
+        cells = [
+            f"{_pct(m.recovery_by_class.get(c))} (n={m.faults_by_class.get(c, 0)})" if m else "—" for c in FAULT_CLASSES
+        ]
+        rows.append([a, *cells])
+    head = ["Model", *(CLASS_DISPLAY[c] for c in FAULT_CLASSES)]
+    return Table("faults_table2", f"Table 2: Recovery Rate by Failure Type (δ = {d:g})", head, rows)
+
+
+def fault_table3(rep: FaultReport) -> Table:
+    deltas = sorted({d for by_d in rep.groups.values() for d in by_d if d > 0})
+    rows = []
+    for a in rep.agents():
+        row = [a]
+        for d in deltas:
+            m = rep.at(a, d)
+            row.append(_pct(m.success_rate if m else None))
+        rows.append(row)
+    head = ["Model", *(f"δ = {d:g}" for d in deltas)]
+    return Table("faults_table3", "Table 3: RASR vs Fault Injection Rate (δ)", head, rows)
+
+
+def fault_table5(rep: FaultReport) -> Table:
+    d = rep.table_delta
+    rows = []
+    for a in rep.agents():
+        clean, faulty = rep.at(a, 0.0), rep.at(a, d)
+        s0 = clean.mean_steps if clean else None
+        s1 = faulty.mean_steps if faulty else None
+        inc = f"{100 * (s1 - s0) / s0:.1f}%" if s0 and s1 is not None else "—"
+        rows.append([a, "—" if s0 is None else f"{s0:.1f}", "—" if s1 is None else f"{s1:.1f}", inc])
+    head = ["Model", "Steps (No Fault)", f"Steps (δ = {d:g})", "% Increase"]
+    return Table("faults_table5", "Table 5: Robustness vs. Efficiency (Avg. Steps per Task)", head, rows)
+
+
+def fault_table6(rep: FaultReport) -> Table:
+    d = rep.table_delta
+    counts: dict[str, int] = defaultdict(int)
+    for a in rep.agents():
+        m = rep.at(a, d)
+        for mode, n in (m.modes if m else {}).items():
+            counts[mode] += n
+    total = sum(counts.values())
+    unrecovered = total - counts.get("recovered", 0)
+    rows = []
+    for mode, name in [*MODE_DISPLAY.items(), ("recovered", "Recovered")]:
+        n = counts.get(mode, 0)
+        share = _pct(n / total if total else None)
+        among = _pct(n / unrecovered if unrecovered and mode != "recovered" else None)
+        rows.append([name, str(n), share if share == "—" else f"{share}%", among if among == "—" else f"{among}%"])
+    head = ["Failure Mode", "faults", "% of injected faults", "% of unrecovered"]
+    return Table("faults_table6", f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents)", head, rows)
+
+
+def fault_tables(rep: FaultReport) -> list[Table]:
+    return [fault_table1(rep), fault_table2(rep), fault_table3(rep), fault_table5(rep), fault_table6(rep)]
+
+
+def report_markdown(rep: FaultReport) -> str:
+    return "\n".join(t.markdown() for t in fault_tables(rep))

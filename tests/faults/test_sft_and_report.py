@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from policies import retry_once, run_episode
+from shop_env import ShopEnv
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.core import ToolCall, write_jsonl
+from robustcall.faults import TAXONOMY_TYPES, FaultProfile, FaultyEnv
+from robustcall.faults._sft import recovery_examples
+from robustcall.metrics import diagnose
+from robustcall.metrics._fault_report import fault_report
+from robustcall.report._fault_tables import fault_table1, fault_table2, fault_table6, report_markdown
+
+
+def _profile(code: str) -> FaultProfile:
+    return FaultProfile(name=code, delta=1.0, faults={code: 1}, at_calls=[0])
+
+
+def test_recovery_sft_records_per_fault_type() -> None:
+    kinds = {}
+    for code in TAXONOMY_TYPES:
+        traj = run_episode(FaultyEnv(ShopEnv(), _profile(code)), "lamp", retry_once)
+        (ex,) = recovery_examples(traj, ShopEnv(), _profile(code), "tool_call")
+        kinds[code] = ex.recovery
+        msgs = ex.messages
+        assert [m["role"] for m in msgs[:4]] == ["system", "user", "assistant", "tool"]
+        assert msgs[3]["content"] == traj.steps[0].observation  # o_injected ends the prompt
+        assert msgs[-1]["role"] == "assistant" and set(msgs[-1]) == {"role", "content"}
+        assert diagnose(msgs[-1]["content"]) == ex.fault_class  # the target names the class
+        json.dumps(ex.model_dump())
+        if ex.recovery != "give_up":
+            body = msgs[-1]["content"].split("<tool_call>\n")[1].split("\n</tool_call>")[0]
+            call = ToolCall.model_validate(json.loads(body))
+            if code == "param_renamed":
+                assert call == ToolCall(name="search", arguments={"query_v2": "lamp"})
+            elif code == "param_required":
+                assert call == ToolCall(name="search", arguments={"query": "lamp", "api_version": "2"})
+            else:
+                assert call == ToolCall(name="search", arguments={"query": "lamp"})
+    assert kinds == {
+        **dict.fromkeys(["http_429", "http_500", "http_503", "timeout"], "retry"),
+        **dict.fromkeys(
+            ["empty_result", "malformed_body", "implausible_value", "wrong_type", "plausible_wrong"], "verify"
+        ),
+        **dict.fromkeys(["http_404", "http_401", "http_403", "tool_deprecated"], "give_up"),
+        **dict.fromkeys(["param_renamed", "param_required"], "adapt"),
+    }
+
+
+def test_report_tables_from_trajectories() -> None:
+    clean = [
+        run_episode(FaultyEnv(ShopEnv(), _profile("http_500").with_delta(0.0)), t, retry_once) for t in ("lamp", "mug")
+    ]
+    faulted = [
+        t.model_copy(update={"config": {**t.config, "delta": 0.3}})
+        for t in (run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in TAXONOMY_TYPES)
+    ]
+    rep = fault_report([*clean, *faulted])
+    assert fault_table1(rep).markdown().splitlines()[-1] == "| scripted | 100.0 | 60.0 | 60.0 | 0.0 | 0.0 | 15 | 15 |"
+    assert fault_table2(rep).markdown().splitlines()[-1] == "| scripted | 57.1 (n=7) | 100.0 (n=5) | 0.0 (n=3) |"
+    t6 = fault_table6(rep).markdown()
+    assert "| Graceful Failure | 6 | 40.0% | 100.0% |" in t6 and "| Recovered | 9 | 60.0% | — |" in t6
+    md = report_markdown(rep)
+    # steps: search + buy without faults; fault, retry, then buy or give up: 3 with one
+    assert "| scripted | 2.0 | 3.0 | 50.0% |" in md
+
+
+def test_faults_report_cli(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    trajs = [run_episode(FaultyEnv(ShopEnv(), _profile("http_500").with_delta(0.0)), "lamp", retry_once)]
+    trajs += [run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in ("timeout", "http_404")]
+    write_jsonl(run_dir / "trajectories.jsonl", trajs)
+    result = CliRunner().invoke(app, ["faults", "report", str(run_dir), "--delta", "1", "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 0, result.output
+    assert "| scripted | 100.0 | 50.0 | 50.0 | 0.0 | 0.0 | 2 | 2 |" in result.output
+    assert json.loads((tmp_path / "rep" / "report.json").read_text())["table_delta"] == 1.0
+    assert (tmp_path / "rep" / "faults_table6.tex").read_text().startswith("\\begin{table}")
+    bad = CliRunner().invoke(app, ["faults", "report", str(tmp_path / "nope")])
+    assert bad.exit_code != 0 and "not a fault-injection run directory" in bad.output
