@@ -1,6 +1,24 @@
 """PIPE: rename the interface an agent sees (synonyms, symbols, both) and translate its calls back."""
 
-from robustcall.interface._env import MODES, InterfaceEnv, Mode, invalid_action
+from robustcall.interface._env import MODES, InterfaceEnv, Mode, NameView, invalid_action
 from robustcall.interface._maps import LEVELS, MAPS, InterfaceMap, Level, check_map
+from robustcall.interface._run import TRAJECTORIES, EpisodeCounts, ExpertPolicy, episode_counts, make_env, run_pipe
 
-__all__ = ["LEVELS", "MAPS", "MODES", "InterfaceEnv", "InterfaceMap", "Level", "Mode", "check_map", "invalid_action"]
+__all__ = [
+    "LEVELS",
+    "MAPS",
+    "MODES",
+    "TRAJECTORIES",
+    "EpisodeCounts",
+    "ExpertPolicy",
+    "InterfaceEnv",
+    "InterfaceMap",
+    "Level",
+    "Mode",
+    "NameView",
+    "check_map",
+    "episode_counts",
+    "invalid_action",
+    "make_env",
+    "run_pipe",
+]

@@ -30,17 +30,37 @@ def invalid_action(original: str, shown: str) -> str:
     return f"Invalid Action: {original} . Use {shown} instead."
 
 
-class InterfaceEnv:
-    """``env`` behind the interface of ``level`` (or both original and synonym names in ``dual``)."""
+class NameView:
+    """The names an interface mode shows, and how a called name counts (legacy call, family)."""
 
-    def __init__(self, env: Env, imap: InterfaceMap, mode: Mode, order: Literal[1, 2] = 1) -> None:
+    def __init__(self, imap: InterfaceMap, mode: Mode) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown interface mode {mode!r}; valid: {', '.join(MODES)}")
-        self.env, self.map, self.mode, self.order = env, imap, mode, order
-        self.name = env.name
+        self.map, self.mode = imap, mode
         level: Level = "synonym" if mode == "dual" else mode
         self.shown = imap.names(level)  # original -> displayed
         self.back = {v: k for k, v in self.shown.items()}
+
+    def family(self, name: str) -> Literal["original", "alias"] | None:
+        """Which name family a called name belongs to (dual mode's n_ori / n_syn)."""
+        if name in self.shown and self.shown[name] != name:
+            return "original"
+        if name in self.back and self.back[name] != name:
+            return "alias"
+        return None
+
+    def is_legacy(self, name: str) -> bool:
+        """Strict mode: ``name`` is an original name the displayed interface hides."""
+        return self.mode in ("synonym", "symbol") and name in self.shown and name not in self.back
+
+
+class InterfaceEnv(NameView):
+    """``env`` behind the interface of ``mode`` (or both original and synonym names in ``dual``)."""
+
+    def __init__(self, env: Env, imap: InterfaceMap, mode: Mode, order: Literal[1, 2] = 1) -> None:
+        super().__init__(imap, mode)
+        self.env, self.order = env, order
+        self.name = env.name
         self._pattern = re.compile(
             r"\b(" + "|".join(re.escape(o) for o in sorted(self.shown, key=len, reverse=True)) + r")\b"
         )
@@ -79,7 +99,7 @@ class InterfaceEnv:
 
     def step(self, call: ToolCall) -> EnvStep:
         name = call.name
-        if self.mode in ("synonym", "symbol") and name in self.shown and name not in self.back:
+        if self.is_legacy(name):
             return EnvStep(invalid_action(name, self.shown[name]), error=True)
         original = self.back.get(name, name)
         result = self.env.step(call.model_copy(update={"name": original}))
@@ -92,16 +112,3 @@ class InterfaceEnv:
         """The expert's next action in the displayed names (the dual mode's expert uses synonyms)."""
         action = self.env.expert_action()
         return None if action is None else action.model_copy(update={"name": self.shown.get(action.name, action.name)})
-
-    # counting -------------------------------------------------------------------------------
-    def family(self, name: str) -> Literal["original", "alias"] | None:
-        """Which name family a called name belongs to (dual mode's n_ori / n_syn)."""
-        if name in self.shown and self.shown[name] != name:
-            return "original"
-        if name in self.back and self.back[name] != name:
-            return "alias"
-        return None
-
-    def is_legacy(self, name: str) -> bool:
-        """Strict mode: ``name`` is an original name the displayed interface hides."""
-        return self.mode in ("synonym", "symbol") and name in self.shown and name not in self.back

@@ -1,0 +1,75 @@
+"""``robustcall pipe``: PIPE interface perturbation runs and their tables."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Literal
+
+import typer
+
+pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface Reliance.", no_args_is_help=True)
+
+
+@pipe.command("run")
+def run_cmd(
+    env: str = typer.Option(..., help="Environment: maze or wordle."),
+    level: str = typer.Option("origin", help="origin | synonym | symbol | dual."),
+    model: str = typer.Option("local", help="local, openai:NAME@URL, scripted:expert or scripted:memorise."),
+    out: Path = typer.Option(..., help="Run directory (trajectories.jsonl)."),
+    data: Path | None = typer.Option(None, help="Environment data (wordle: a word-list folder or answers file)."),
+    order: int = typer.Option(0, help="Dual mode: 1 (synonyms first) or 2 (originals first); 0 runs both."),
+    limit: int | None = typer.Option(None, help="First N tasks only."),
+    max_steps: int = typer.Option(30, help="Step limit per episode."),
+    seed: int = typer.Option(0),
+    resume: bool = typer.Option(False, help="Finish an interrupted run."),
+) -> None:
+    """Run every task of ENV under the interface LEVEL; one trajectory per episode."""
+    from robustcall.interface import MODES, run_pipe
+
+    if level not in MODES:
+        raise typer.BadParameter(f"--level must be one of {', '.join(MODES)}")
+    if order not in (0, 1, 2):
+        raise typer.BadParameter("--order must be 0, 1 or 2")
+    orders: tuple[Literal[1, 2], ...] = (1, 2) if level == "dual" and order == 0 else ((2,) if order == 2 else (1,))
+    for o in orders:
+        trajs = asyncio.run(
+            run_pipe(
+                env,
+                level,
+                model,
+                out,
+                data=data,
+                order=o,
+                limit=limit,
+                max_steps=max_steps,
+                seed=seed,
+                resume=resume or (o == 2 and len(orders) == 2),
+                on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
+            )
+        )
+    ok = sum(bool(t.success) for t in trajs)
+    typer.echo(f"{ok}/{len(trajs)} episodes solved; trajectories in {out}")
+
+
+@pipe.command("report")
+def report_cmd(
+    runs: list[Path] = typer.Argument(..., exists=True, help="Run directories of `robustcall pipe run`."),
+    out: Path | None = typer.Option(None, help="Also write the tables as Markdown, CSV and LaTeX here."),
+) -> None:
+    """Origin / Perturb 1 / Perturb 2 / Δ, legacy calls per episode, and IR tables."""
+    from robustcall.core import Trajectory, read_checkpoint
+    from robustcall.interface import TRAJECTORIES
+    from robustcall.report._pipe import pipe_tables
+
+    trajs = [t for r in runs for t in read_checkpoint(r / TRAJECTORIES, Trajectory)]
+    for table in pipe_tables(trajs):
+        typer.echo(table.markdown())
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            for ext, text in (("md", table.markdown()), ("csv", table.csv()), ("tex", table.latex())):
+                (out / f"{table.name}.{ext}").write_text(text)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(pipe, name="pipe")
