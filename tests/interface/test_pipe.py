@@ -162,3 +162,28 @@ def test_pipe_cli_run_and_report(tmp_path: Path) -> None:
     assert "| scripted:expert | maze | 1.000 | 1.000 | — | — |" in r.output
     assert "| scripted:memorise | maze | symbol | 2 | 30.00 | 2 |" in r.output
     assert (tmp_path / "tables" / "pipe_ir.tex").is_file()
+
+
+def test_pipe_curve_over_checkpoints(tmp_path: Path) -> None:
+    r = CliRunner().invoke(
+        app,
+        ["pipe", "curve", "--env", "maze", "--checkpoint", "early=scripted:memorise",
+         "--checkpoint", "late=scripted:expert", "--limit", "2", "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    lines = (tmp_path / "curve.csv").read_text().splitlines()
+    assert lines[1].startswith("early,1.0,0.0,0.0,") and float(lines[1].split(",")[4]) > 5
+    assert lines[2] == "late,1.0,1.0,1.0,1.0"
+    assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.realmodel
+def test_local_model_runs_a_few_episodes_per_level(tmp_path: Path) -> None:
+    from robustcall.models.local import check
+
+    if not check().ready:
+        pytest.skip("embedded local model not set up (robustcall model setup)")
+    for level in ("origin", "synonym", "symbol", "dual"):
+        trajs = asyncio.run(run_pipe("maze", level, "local", tmp_path / level, limit=1, max_steps=3, order=1))  # type: ignore[arg-type]
+        assert len(trajs) == 1 and trajs[0].termination in ("done", "step_limit", "no_action")
+        assert trajs[0].steps and trajs[0].steps[0].raw_output  # the model answered through the server

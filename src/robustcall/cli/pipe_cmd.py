@@ -71,5 +71,58 @@ def report_cmd(
                 (out / f"{table.name}.{ext}").write_text(text)
 
 
+@pipe.command("curve")
+def curve_cmd(
+    env: str = typer.Option(..., help="Environment: maze or wordle."),
+    checkpoint: list[str] = typer.Option(
+        ..., help="NAME=MODEL per checkpoint, in training order (e.g. ep1=openai:ckpt1@http://127.0.0.1:8001/v1)."
+    ),
+    out: Path = typer.Option(..., help="Directory for the runs, curve.png and curve.csv."),
+    data: Path | None = typer.Option(None, help="Environment data (wordle: a word-list folder)."),
+    limit: int | None = typer.Option(None, help="First N tasks only."),
+    max_steps: int = typer.Option(30, help="Step limit per episode."),
+) -> None:
+    """Origin, Perturb 1, Perturb 2 and IR across training checkpoints (Figure 4 of the paper)."""
+    from robustcall.core import Trajectory, read_checkpoint
+    from robustcall.interface import TRAJECTORIES, Mode, run_pipe
+    from robustcall.report._pipe import curve_png, curve_rows
+
+    points: list[tuple[str, list[Trajectory]]] = []
+    for spec in checkpoint:
+        name, sep, model = spec.partition("=")
+        if not sep or not name or not model:
+            raise typer.BadParameter(f"--checkpoint wants NAME=MODEL, got {spec!r}")
+        plan: tuple[tuple[Mode, Literal[1, 2]], ...] = (
+            ("origin", 1), ("synonym", 1), ("symbol", 1), ("dual", 1), ("dual", 2)
+        )  # fmt: skip
+        for level, order in plan:
+            run_dir = out / name / level
+            asyncio.run(
+                run_pipe(
+                    env,
+                    level,
+                    model,
+                    run_dir,
+                    data=data,
+                    order=order,
+                    limit=limit,
+                    max_steps=max_steps,
+                    resume=True,
+                )
+            )
+        trajs = [
+            t
+            for lv in ("origin", "synonym", "symbol", "dual")
+            for t in read_checkpoint(out / name / lv / TRAJECTORIES, Trajectory)
+        ]
+        points.append((name, trajs))
+    rows = curve_rows(points)
+    (out / "curve.csv").write_text(
+        "checkpoint,origin,perturb1,perturb2,ir_alpha1\n" + "".join(",".join(str(v) for v in r) + "\n" for r in rows)
+    )
+    (out / "curve.png").write_bytes(curve_png(rows, env))
+    typer.echo(f"wrote {out / 'curve.png'} and {out / 'curve.csv'}")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(pipe, name="pipe")

@@ -73,3 +73,50 @@ def pipe_tables(trajs: list[Trajectory]) -> list[Table]:
             ["IR = exp((IRLOG_1 + IRLOG_2) / 2), IRLOG = mean over episodes of log((n_ori + α) / (n_syn + α))."],
         ),
     ]
+
+
+def curve_rows(
+    points: list[tuple[str, list[Trajectory]]],
+) -> list[tuple[str, float | None, float | None, float | None, float | None]]:
+    """Per checkpoint: Origin, Perturb 1, Perturb 2 success and IR (α = 1, both dual orders)."""
+    rows = []
+    for name, trajs in points:
+        by_level = {lv: [t for t in trajs if t.config["level"] == lv] for lv in ("origin", "synonym", "symbol", "dual")}
+        orders = [
+            [(c.n_ori, c.n_syn) for c in (episode_counts(t) for t in by_level["dual"] if t.config.get("order") == o)]
+            for o in (1, 2)
+        ]
+        ir = interface_reliance(orders[0], orders[1], 1.0) if orders[0] and orders[1] else None
+        rows.append((name, _rate(by_level["origin"]), _rate(by_level["synonym"]), _rate(by_level["symbol"]), ir))
+    return rows
+
+
+def curve_png(rows: list[tuple[str, float | None, float | None, float | None, float | None]], env: str) -> bytes:
+    """Success under the three interfaces (left axis) and IR (right axis) across checkpoints."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = list(range(len(rows)))
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    nan = float("nan")
+    series = {"Origin": [r[1] for r in rows], "Perturb 1": [r[2] for r in rows], "Perturb 2": [r[3] for r in rows]}
+    for label, ys in series.items():
+        ax.plot(xs, [y if y is not None else nan for y in ys], "o-", label=label)
+    ax.set_ylabel("task success")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xticks(xs, [r[0] for r in rows])
+    ax.set_xlabel("checkpoint")
+    twin = ax.twinx()
+    twin.plot(xs, [r[4] if r[4] is not None else nan for r in rows], "s--", color="black", label="IR (α=1)")
+    twin.set_ylabel("Interface Reliance (α = 1)")
+    (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), twin.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="best")
+    ax.set_title(f"{env}: success and interface reliance across checkpoints", fontsize=10)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=130, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
