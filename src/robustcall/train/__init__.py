@@ -1,0 +1,27 @@
+"""Training data and recipes on existing engines: ToolRL-DR data (§5), GRPO through TRL with the
+ToolRL / schema / ToolRM rewards, and recovery SFT on fault-injection tuples.
+
+Heavy libraries (torch, transformers, TRL, datasets) are imported inside the functions that use
+them, so importing this package stays cheap.
+"""
+
+from robustcall.train._dr import DrResult, dr_full, dr_mixed, uniform_within_one
+from robustcall.train._dr_data import MANIFEST, build_dr_data
+from robustcall.train._io import load_rows, save_rows
+from robustcall.train._rlla import RllaItem, parse_row, read_items, read_rows, render_row
+
+__all__ = [
+    "MANIFEST",
+    "DrResult",
+    "RllaItem",
+    "build_dr_data",
+    "dr_full",
+    "dr_mixed",
+    "load_rows",
+    "parse_row",
+    "read_items",
+    "read_rows",
+    "render_row",
+    "save_rows",
+    "uniform_within_one",
+]
