@@ -1,0 +1,172 @@
+"""``robustcall train``: ToolRL-DR data, GRPO and recovery SFT on existing engines (TRL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+train = typer.Typer(
+    help="Training data and recipes: ToolRL-DR data, GRPO (TRL), recovery SFT (TRL).", no_args_is_help=True
+)
+
+SeedOpt = Annotated[int, typer.Option("--seed")]
+ModelOpt = Annotated[
+    str, typer.Option("--model", help="HF id, local HF folder, a .gguf file (dequantised), or `tiny` (CPU smoke run).")
+]
+
+
+@train.command("dr-data")
+def dr_data(
+    inputs: Annotated[
+        list[Path], typer.Argument(help="rlla parquet files and / or raw {instruction, input, output} JSON.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Writes dr_full/, dr_mixed/ and manifest.json here.")],
+    seed: SeedOpt = 0,
+    clean_fraction: Annotated[float, typer.Option("--clean-fraction", help="DR-Mixed: share kept clean.")] = 0.5,
+    fmt: Annotated[str, typer.Option("--format", help="parquet (veRL / ToolRL layout), jsonl, or hf.")] = "parquet",
+) -> None:
+    """ToolRL-DR data (§5): every row perturbed (DR-Full) and about half perturbed (DR-Mixed),
+    uniformly over the 16 static types."""
+    from robustcall.train import build_dr_data
+
+    suffix = {"parquet": ".parquet", "jsonl": ".jsonl", "hf": ""}.get(fmt)
+    if suffix is None:
+        raise typer.BadParameter(f"--format must be parquet, jsonl or hf, got {fmt!r}")
+    try:
+        manifest = build_dr_data(inputs, out, seed, clean_fraction=clean_fraction, suffix=suffix)
+    except (ValueError, OSError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for name, info in manifest["inputs"].items():
+        skipped = sum(len(v) for v in info["skipped"].values())
+        typer.echo(f"{name}: {info['read']} of {info['rows']} rows read ({skipped} skipped, see manifest)")
+    for name, info in manifest["outputs"].items():
+        counts = info["type_counts"]
+        per_type = [n for t, n in counts.items() if t != "clean"]
+        typer.echo(
+            f"{out / name}: {info['rows']} rows, clean {counts.get('clean', 0)}, "
+            f"per type {min(per_type)}-{max(per_type)}, uniform within one: {info['uniform_within_one']}"
+        )
+
+
+@train.command("grpo")
+def grpo(
+    train_data: Annotated[Path, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")],
+    output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
+    model: ModelOpt = "Qwen/Qwen2.5-3B-Instruct",
+    eval_data: Annotated[Path | None, typer.Option("--eval", help="Validation rows.")] = None,
+    reward: Annotated[
+        list[str] | None,
+        typer.Option("--reward", help="Reward by name, repeatable: toolrl_format, toolrl_correctness, schema, toolrm."),
+    ] = None,
+    toolrm_scorer: Annotated[
+        str | None, typer.Option("--toolrm-scorer", help="Scorer spec for --reward toolrm.")
+    ] = None,
+    num_generations: Annotated[int, typer.Option("--num-generations", help="Group size K.")] = 4,
+    learning_rate: Annotated[float, typer.Option("--lr")] = 1e-6,
+    max_prompt_length: Annotated[int, typer.Option("--max-prompt-length")] = 2048,
+    max_completion_length: Annotated[int, typer.Option("--max-completion-length")] = 1024,
+    epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
+    train_batch_size: Annotated[int, typer.Option("--train-batch-size", help="Prompts per rollout batch.")] = 64,
+    mini_batch_size: Annotated[int, typer.Option("--mini-batch-size", help="Prompts per optimizer step.")] = 32,
+    micro_batch_size: Annotated[
+        int, typer.Option("--micro-batch-size", help="Completions per device per forward pass.")
+    ] = 16,
+    beta: Annotated[float, typer.Option("--beta", help="KL coefficient.")] = 0.001,
+    save_steps: Annotated[int, typer.Option("--save-steps")] = 5,
+    eval_steps: Annotated[int, typer.Option("--eval-steps")] = 10,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
+    vllm: Annotated[
+        bool | None, typer.Option("--vllm/--no-vllm", help="vLLM generation (default: when installed and on GPU).")
+    ] = None,
+    vllm_mode: Annotated[str, typer.Option("--vllm-mode", help="colocate or server (`trl vllm-serve`).")] = "colocate",
+    seed: SeedOpt = 0,
+) -> None:
+    """GRPO with TRL's GRPOTrainer; defaults are Table 16's ToolRL-DR hyperparameters (2 GPUs)."""
+    from robustcall.train._grpo import GrpoSettings, run_grpo
+
+    if vllm_mode not in ("colocate", "server"):
+        raise typer.BadParameter("--vllm-mode must be colocate or server")
+    settings = GrpoSettings(
+        model=model,
+        train=train_data,
+        eval=eval_data,
+        output_dir=output_dir,
+        rewards=reward or ["toolrl_format", "toolrl_correctness"],
+        toolrm_scorer=toolrm_scorer,
+        num_generations=num_generations,
+        learning_rate=learning_rate,
+        max_prompt_length=max_prompt_length,
+        max_completion_length=max_completion_length,
+        num_train_epochs=epochs,
+        train_batch_size=train_batch_size,
+        mini_batch_size=mini_batch_size,
+        micro_batch_size=micro_batch_size,
+        beta=beta,
+        save_steps=save_steps,
+        eval_steps=eval_steps,
+        max_steps=max_steps,
+        use_vllm=vllm,
+        vllm_mode=vllm_mode,
+        seed=seed,
+    )
+    try:
+        summary = run_grpo(settings)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    _report(summary)
+
+
+@train.command("sft")
+def sft(
+    recovery: Annotated[Path, typer.Option("--recovery", help="`robustcall faults export-sft` output.")],
+    output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints, the final model and sft_mix.parquet.")],
+    model: ModelOpt = "Qwen/Qwen2.5-3B-Instruct",
+    standard: Annotated[
+        Path | None, typer.Option("--standard", help="Standard SFT rows for L_standard (messages / raw ToolRL).")
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="α of L_standard + α·L_recovery (data-mix weight).")] = 1.0,
+    learning_rate: Annotated[float, typer.Option("--lr")] = 1e-5,
+    epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="Per device.")] = 4,
+    grad_accum: Annotated[int, typer.Option("--grad-accum")] = 1,
+    max_length: Annotated[int, typer.Option("--max-length")] = 4096,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
+    seed: SeedOpt = 0,
+) -> None:
+    """Recovery SFT with TRL's SFTTrainer: L_standard + α·L_recovery as a weighted data mix."""
+    from robustcall.train._sft import SftSettings, run_sft
+
+    settings = SftSettings(
+        model=model,
+        recovery=recovery,
+        standard=standard,
+        alpha=alpha,
+        output_dir=output_dir,
+        learning_rate=learning_rate,
+        num_train_epochs=epochs,
+        per_device_train_batch_size=batch_size,
+        gradient_accumulation_steps=grad_accum,
+        max_length=max_length,
+        max_steps=max_steps,
+        seed=seed,
+    )
+    try:
+        summary = run_sft(settings)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    _report(summary)
+
+
+def _report(summary: dict[str, object]) -> None:
+    history = summary.get("log_history")
+    rows = [h for h in history if isinstance(h, dict) and "loss" in h] if isinstance(history, list) else []
+    for h in rows:
+        reward = f"  reward {h['reward']:+.3f}" if "reward" in h else ""
+        typer.echo(f"step {h.get('step')}: loss {h['loss']:.4f}{reward}")
+    typer.echo(f"{summary.get('steps')} steps in {float(str(summary.get('train_seconds'))):.1f} s")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(train, name="train")

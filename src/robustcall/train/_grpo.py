@@ -1,0 +1,204 @@
+"""GRPO through TRL's ``GRPOTrainer``, with Table 16's ToolRL-DR hyperparameters as defaults.
+
+veRL's batch sizes are in prompts; TRL's in completions per device. With K = ``num_generations``
+and W processes (GPUs), the mapping is:
+
+- a rollout batch of ``train_batch_size`` prompts = TRL ``generation_batch_size`` = batch · K completions;
+- an optimizer step over ``mini_batch_size`` prompts = ``micro_batch_size`` · W · ``gradient_accumulation_steps``
+  completions, so ``gradient_accumulation_steps = mini · K / (micro · W)``;
+- ``steps_per_generation = batch · K / (micro · W)`` (one rollout feeds batch / mini optimizer steps).
+
+Other settings follow the veRL defaults the ToolRL script runs with: KL penalty 0.001 (TRL's
+``beta``; veRL's ``low_var_kl`` is the k3 estimator TRL uses), one PPO epoch per rollout
+(``num_iterations=1``), clip 0.2, constant learning rate, grad-norm clip 1.0, temperature 1.0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from robustcall.train._grpo_data import grpo_rows
+from robustcall.train._models import resolve_model
+from robustcall.train._rewards import DEFAULT_REWARDS, reward_functions
+
+SUMMARY = "robustcall_train.json"
+
+
+class GrpoSettings(BaseModel):
+    """One GRPO run. Defaults: Table 16 (ToolRL-DR), for 2 GPUs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "Qwen/Qwen2.5-3B-Instruct"
+    """HF id, local HF folder, a ``.gguf`` file (dequantised once), or ``tiny`` (CPU smoke runs)."""
+    train: Path
+    """Training rows (parquet / JSONL / JSON / HF datasets folder), e.g. ``dr-data``'s DR-Full file."""
+    eval: Path | None = None
+    """Validation rows, evaluated every ``eval_steps``."""
+    output_dir: Path
+    rewards: list[str] = Field(default_factory=lambda: list(DEFAULT_REWARDS))
+    """Reward functions by name: toolrl_format, toolrl_correctness, schema, toolrm."""
+    toolrm_scorer: str | None = None
+    """Scorer spec for the ``toolrm`` reward (``robustcall.rewards.load_scorer``)."""
+    num_generations: int = 4
+    """Rollout group size K."""
+    learning_rate: float = 1e-6
+    max_prompt_length: int = 2048
+    """Longer prompts are dropped before training (veRL's ``filter_overlong_prompts``)."""
+    max_completion_length: int = 1024
+    num_train_epochs: float = 3.0
+    train_batch_size: int = 64
+    """Prompts per rollout batch."""
+    mini_batch_size: int = 32
+    """Prompts per optimizer step (PPO mini-batch)."""
+    micro_batch_size: int = 16
+    """Completions per device per forward pass (PPO micro-batch / GPU)."""
+    beta: float = 0.001
+    """KL coefficient."""
+    temperature: float = 1.0
+    save_steps: int = 5
+    eval_steps: int = 10
+    logging_steps: int = 1
+    max_steps: int = -1
+    """Stop after this many optimizer steps (-1: run the epochs)."""
+    seed: int = 0
+    bf16: bool | None = None
+    """None: bf16 when a CUDA GPU supports it."""
+    use_vllm: bool | None = None
+    """None: vLLM generation when vllm is installed and a GPU is present."""
+    vllm_mode: Literal["colocate", "server"] = "colocate"
+    gradient_checkpointing: bool = True
+    report_to: str = "none"
+
+
+def world_size() -> int:
+    """Processes of this launch (``accelerate launch`` / ``torchrun`` set WORLD_SIZE)."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def batch_plan(s: GrpoSettings, processes: int) -> dict[str, int]:
+    """TRL's batch arguments for veRL's prompt-level batch sizes (see the module doc)."""
+    k, micro = s.num_generations, s.micro_batch_size
+    per_step = s.mini_batch_size * k
+    per_rollout = s.train_batch_size * k
+    if per_step % (micro * processes) or per_rollout % per_step:
+        raise ValueError(
+            f"mini_batch_size·K = {per_step} must be a multiple of micro_batch_size·processes = {micro * processes}, "
+            f"and train_batch_size·K = {per_rollout} a multiple of {per_step}"
+        )
+    return {
+        "per_device_train_batch_size": micro,
+        "gradient_accumulation_steps": per_step // (micro * processes),
+        "steps_per_generation": per_rollout // (micro * processes),
+    }
+
+
+def _vllm_default() -> bool:
+    import importlib.util
+
+    import torch
+
+    return importlib.util.find_spec("vllm") is not None and torch.cuda.is_available()
+
+
+def _bf16_default() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+def filter_overlong(rows: list[dict[str, Any]], tokenizer: Any, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """Rows whose chat-templated prompt fits in ``limit`` tokens, and how many were dropped."""
+    kept = []
+    for row in rows:
+        ids = tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=True)
+        n = len(ids["input_ids"]) if isinstance(ids, dict) or hasattr(ids, "keys") else len(ids)
+        if n <= limit:
+            kept.append(row)
+    return kept, len(rows) - len(kept)
+
+
+def run_grpo(s: GrpoSettings) -> dict[str, Any]:
+    """Train; checkpoints go to ``output_dir/checkpoint-N`` (HF folders), the final model to
+    ``output_dir``; returns (and writes to ``output_dir/robustcall_train.json``) the log history."""
+    import datasets  # type: ignore[import-untyped,unused-ignore]
+    from transformers import AutoTokenizer
+    from trl.trainer.grpo_config import GRPOConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
+
+    train_rows = grpo_rows(s.train)
+    eval_rows = grpo_rows(s.eval) if s.eval else None
+    texts = [m["content"] for r in train_rows for m in r["prompt"]] + [r["ground_truth"] for r in train_rows]
+    model = resolve_model(s.model, s.output_dir, texts, s.seed)
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    train_rows, dropped = filter_overlong(train_rows, tokenizer, s.max_prompt_length)
+    eval_dropped = 0
+    if eval_rows is not None:
+        eval_rows, eval_dropped = filter_overlong(eval_rows, tokenizer, s.max_prompt_length)
+    if not train_rows:
+        raise ValueError(f"{s.train}: no training row fits max_prompt_length={s.max_prompt_length}")
+    plan = batch_plan(s, world_size())
+    use_vllm = _vllm_default() if s.use_vllm is None else s.use_vllm
+    config = GRPOConfig(
+        output_dir=str(s.output_dir),
+        num_generations=s.num_generations,
+        learning_rate=s.learning_rate,
+        lr_scheduler_type="constant",
+        max_grad_norm=1.0,
+        max_completion_length=s.max_completion_length,
+        num_train_epochs=s.num_train_epochs,
+        max_steps=s.max_steps,
+        beta=s.beta,
+        num_iterations=1,
+        epsilon=0.2,
+        temperature=s.temperature,
+        save_strategy="steps",
+        save_steps=s.save_steps,
+        eval_strategy="steps" if eval_rows else "no",
+        eval_steps=s.eval_steps if eval_rows else None,
+        per_device_eval_batch_size=plan["per_device_train_batch_size"],
+        logging_steps=s.logging_steps,
+        seed=s.seed,
+        data_seed=s.seed,
+        bf16=_bf16_default() if s.bf16 is None else s.bf16,
+        use_vllm=use_vllm,
+        vllm_mode=s.vllm_mode,
+        gradient_checkpointing=s.gradient_checkpointing,
+        report_to=s.report_to,
+        per_device_train_batch_size=plan["per_device_train_batch_size"],
+        gradient_accumulation_steps=plan["gradient_accumulation_steps"],
+        steps_per_generation=plan["steps_per_generation"],
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=list[Any](reward_functions(s.rewards, s.toolrm_scorer)),
+        args=config,
+        train_dataset=datasets.Dataset.from_list(train_rows),
+        eval_dataset=datasets.Dataset.from_list(eval_rows) if eval_rows else None,
+        processing_class=tokenizer,
+    )
+    t0 = time.perf_counter()
+    trainer.train()
+    seconds = time.perf_counter() - t0
+    trainer.save_model(str(s.output_dir))
+    summary: dict[str, Any] = {
+        "settings": json.loads(s.model_dump_json()),
+        "model_path": model,
+        "batch_plan": plan,
+        "use_vllm": use_vllm,
+        "processes": world_size(),
+        "train_rows": len(train_rows),
+        "dropped_overlong": {"train": dropped, "eval": eval_dropped},
+        "steps": trainer.state.global_step,
+        "train_seconds": seconds,
+        "log_history": trainer.state.log_history,
+    }
+    if trainer.is_world_process_zero():
+        (s.output_dir / SUMMARY).write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return summary

@@ -1,0 +1,113 @@
+"""GRPO reward functions chosen by name, in TRL's reward-function signature.
+
+TRL calls ``fn(prompts=..., completions=..., completion_ids=..., **columns)`` and logs each
+function under its ``__name__``. Our GRPO datasets carry the columns ``ground_truth`` (ToolRL's
+reference output) and ``tools`` (a JSON list of tool specs), see ``_grpo_data``.
+
+- ``toolrl_format``: ToolRL's R_format ∈ {0, 1};
+- ``toolrl_correctness``: ToolRL's R_correctness ∈ [-3, 3] (needs ground truth);
+- ``schema``: R_schema ∈ {-1, 1} (ToolRM §5.3.2) on the calls read by ToolRL's rule (unreadable: -1);
+- ``toolrm``: R_ToolRM ∈ [-3, 3] from a reward model (``robustcall.rewards.load_scorer(spec)``).
+
+ToolRL's recipe is ``toolrl_format`` + ``toolrl_correctness``; the ToolRM paper's variants replace
+the correctness term by ``schema`` or ``toolrm``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from robustcall.core import Message, ToolCall, ToolSpec
+from robustcall.rewards import schema_reward, toolrl_correctness_reward, toolrl_format_reward
+from robustcall.rewards._toolrl import read_calls
+
+RewardFn = Callable[..., list[float]]
+REWARD_NAMES = ("toolrl_format", "toolrl_correctness", "schema", "toolrm")
+DEFAULT_REWARDS = ("toolrl_format", "toolrl_correctness")
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a TRL completion (a string, or a conversational list ending in the assistant turn)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, list) and completion:
+        last = completion[-1]
+        return str(last.get("content", "")) if isinstance(last, dict) else str(last)
+    return ""
+
+
+def _tools(raw: Any) -> list[ToolSpec]:
+    data = json.loads(raw) if isinstance(raw, str) else raw
+    return [ToolSpec.model_validate(t) for t in data or []]
+
+
+def toolrl_format(completions: list[Any], ground_truth: list[str], **_: Any) -> list[float]:
+    return [toolrl_format_reward(completion_text(c), gt) for c, gt in zip(completions, ground_truth, strict=True)]
+
+
+def toolrl_correctness(completions: list[Any], ground_truth: list[str], **_: Any) -> list[float]:
+    return [toolrl_correctness_reward(completion_text(c), gt) for c, gt in zip(completions, ground_truth, strict=True)]
+
+
+def schema(completions: list[Any], tools: list[Any], **_: Any) -> list[float]:
+    out = []
+    for c, raw in zip(completions, tools, strict=True):
+        calls = read_calls(completion_text(c))
+        parsed = None if calls is None else [ToolCall(name=x["name"], arguments=x["parameters"]) for x in calls]
+        out.append(schema_reward(parsed, _tools(raw)))
+    return out
+
+
+def _conversation(prompt: Any) -> list[Message]:
+    if isinstance(prompt, str):
+        return [Message(role="user", content=prompt)]
+    return [Message(role=m["role"], content=str(m.get("content", ""))) for m in prompt]
+
+
+def toolrm_fn(scorer_spec: str) -> RewardFn:
+    """R_ToolRM with the scorer ``load_scorer(scorer_spec)``; completions of one prompt are scored together."""
+    try:
+        from robustcall.rewards import load_scorer, toolrm_reward  # type: ignore[attr-defined,unused-ignore]
+    except ImportError as exc:
+        raise RuntimeError(
+            "the toolrm reward needs robustcall.rewards.load_scorer and toolrm_reward (the reward-model "
+            f"package); this install does not have them ({exc})"
+        ) from None
+    scorer = load_scorer(scorer_spec)
+
+    def toolrm(prompts: list[Any], completions: list[Any], tools: list[Any], **_: Any) -> list[float]:
+        out: list[float] = []
+        i = 0
+        while i < len(prompts):
+            j = i
+            while j < len(prompts) and prompts[j] == prompts[i]:
+                j += 1
+            texts = [completion_text(c) for c in completions[i:j]]
+            scores = toolrm_reward(scorer, _conversation(prompts[i]), _tools(tools[i]), texts)
+            out.extend(float(s) for s in scores)
+            i = j
+        return out
+
+    return toolrm
+
+
+def reward_functions(names: list[str], toolrm_scorer: str | None = None) -> list[RewardFn]:
+    """The reward functions for ``names`` (see ``REWARD_NAMES``), in order."""
+    fixed: dict[str, RewardFn] = {
+        "toolrl_format": toolrl_format,
+        "toolrl_correctness": toolrl_correctness,
+        "schema": schema,
+    }
+    out: list[RewardFn] = []
+    for name in names:
+        if name == "toolrm":
+            if not toolrm_scorer:
+                raise ValueError("the toolrm reward needs a scorer spec (--toolrm-scorer)")
+            out.append(toolrm_fn(toolrm_scorer))
+        elif name in fixed:
+            out.append(fixed[name])
+        else:
+            raise ValueError(f"unknown reward {name!r}; valid: {', '.join(REWARD_NAMES)}")
+    return out

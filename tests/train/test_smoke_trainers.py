@@ -1,0 +1,135 @@
+"""CPU smoke runs: one or two GRPO steps and one SFT step on a tiny Qwen2 built from a config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.core import Message, ToolCall
+from robustcall.faults._sft import chat, recovery_turn
+from robustcall.train import save_rows
+from robustcall.train._grpo import GrpoSettings, batch_plan, run_grpo
+from robustcall.train._sft import SftSettings, mix, run_sft
+
+pytest.importorskip("trl")
+
+SYSTEM = (
+    "You are a helpful multi-turn dialogue assistant.\n\n**Available Tools**\n"
+    "In your response, you can use the following tools:\n"
+    "1. Name: get_weather\nDescription: Returns the current weather report for the given city, "
+    "including the temperature and the wind.\n"
+    'Parameters: {"city": {"type": "string", '
+    '"description": "The name of the city to get the weather report for.", "default": ""}}'
+    "\n\n**Steps for Each Turn**\n1. **Think:** Recall relevant context."
+)
+
+
+def _rlla_row(i: int, city: str) -> dict[str, Any]:
+    user = f"**Dialogue Records History**\n<user> What is the weather in {city}? </user>"
+    call = json.dumps({"name": "get_weather", "parameters": {"city": city}})
+    gt = f"<think> weather </think>\n<tool_call>\n{call}\n</tool_call>"
+    return {
+        "data_source": "rlla",
+        "prompt": [{"content": SYSTEM, "role": "system"}, {"content": user, "role": "user"}],
+        "ability": "math",
+        "reward_model": {"ground_truth": gt, "style": "rule"},
+        "extra_info": {"index": i, "input": user, "instruction": SYSTEM, "output": gt, "split": "train"},
+    }
+
+
+def test_batch_plan_maps_table16_onto_trl() -> None:
+    s = GrpoSettings(train=Path("x"), output_dir=Path("y"))
+    # 64 prompts x K=4 per rollout, 32 x 4 per optimizer step, 16 completions / GPU, 2 GPUs
+    assert batch_plan(s, 2) == {
+        "per_device_train_batch_size": 16,
+        "gradient_accumulation_steps": 4,
+        "steps_per_generation": 8,
+    }
+    with pytest.raises(ValueError, match="multiple"):
+        batch_plan(s.model_copy(update={"micro_batch_size": 48}), 1)
+
+
+def test_grpo_two_steps_log_loss_and_rewards(tmp_path: Path) -> None:
+    train = save_rows(
+        [_rlla_row(i, c) for i, c in enumerate(["Paris", "Lyon", "Nice", "Lille"])], tmp_path / "t.parquet"
+    )
+    s = GrpoSettings(
+        model="tiny",
+        train=train,
+        output_dir=tmp_path / "out",
+        rewards=["toolrl_format", "toolrl_correctness", "schema"],
+        num_generations=2,
+        train_batch_size=2,
+        mini_batch_size=2,
+        micro_batch_size=4,
+        max_completion_length=12,
+        max_steps=2,
+        save_steps=2,
+        learning_rate=1e-3,
+    )
+    summary = run_grpo(s)
+    logs = [h for h in summary["log_history"] if "loss" in h]
+    assert summary["steps"] == 2 and len(logs) == 2
+    for h in logs:
+        assert "reward" in h and -4.0 <= h["reward"] <= 5.0
+        assert {"rewards/toolrl_format/mean", "rewards/toolrl_correctness/mean", "rewards/schema/mean"} <= set(h)
+    assert (tmp_path / "out" / "checkpoint-2" / "config.json").is_file()
+    assert json.loads((tmp_path / "out" / "robustcall_train.json").read_text())["steps"] == 2
+
+
+def _recovery_rows() -> list[dict[str, Any]]:
+    rows = []
+    for city, code, cls in [("Paris", "http_503", "execution"), ("Lyon", "empty_result", "semantic")]:
+        call = ToolCall(name="get_weather", arguments={"city": city})
+        kind_text = recovery_turn({"fault_type": code, "fault_class": cls}, call, call, "tool_call")
+        assert kind_text is not None
+        transcript = [
+            Message(role="system", content="You are a weather agent."),
+            Message(role="user", content=f"Weather in {city}?"),
+            Message(role="assistant", content="", tool_calls=[call]),
+            Message(role="tool", name="get_weather", content=f"error {code}"),
+        ]
+        rows.append({"messages": [*chat(transcript, "tool_call"), {"role": "assistant", "content": kind_text[1]}]})
+    return rows
+
+
+def test_sft_mix_weights_recovery_by_alpha() -> None:
+    std = [{"k": i} for i in range(10)]
+    rec = [{"r": i} for i in range(4)]
+    rows, counts = mix(std, rec, 0.5, 0)
+    assert counts == {"standard": 10, "recovery_unique": 4, "recovery_drawn": 5} and len(rows) == 15
+    assert mix(std, rec, 0.5, 0) == (rows, counts)
+    assert mix([], rec, 3.0, 0)[1]["recovery_drawn"] == 4
+
+
+def test_sft_one_step_logs_loss(tmp_path: Path) -> None:
+    rec = tmp_path / "recovery.jsonl"
+    save_rows(_recovery_rows(), rec)
+    s = SftSettings(
+        model="tiny",
+        recovery=rec,
+        output_dir=tmp_path / "sft",
+        max_steps=1,
+        max_length=512,
+        per_device_train_batch_size=2,
+    )
+    summary = run_sft(s)
+    logs = [h for h in summary["log_history"] if "loss" in h]
+    assert summary["steps"] == 1 and logs and logs[0]["loss"] > 0
+    assert (tmp_path / "sft" / "sft_mix.parquet").is_file()
+
+
+def test_cli_dr_data_on_synthetic_rows(tmp_path: Path) -> None:
+    src = save_rows(
+        [_rlla_row(i, c) for i, c in enumerate(["Paris", "Lyon", "Nice", "Lille"] * 8)], tmp_path / "mini.parquet"
+    )
+    result = CliRunner().invoke(app, ["train", "dr-data", str(src), "--out", str(tmp_path / "dr")])
+    assert result.exit_code == 0, result.output
+    assert "uniform within one: True" in result.output
+    manifest = json.loads((tmp_path / "dr" / "manifest.json").read_text())
+    assert manifest["outputs"]["dr_full/mini.parquet"]["rows"] == 32
