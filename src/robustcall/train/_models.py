@@ -81,6 +81,11 @@ def dequantise_gguf(gguf: Path, out: Path) -> Path:
 
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    # the weights are dequantised already; transformers keeps its GGUF "quantizer" marker, which
+    # refuses to serialise, so drop it and save a plain float model
+    setattr(model, "hf_quantizer", None)  # noqa: B010
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
