@@ -9,7 +9,7 @@ from shop_env import ShopEnv
 
 from robustcall.core import ToolCall
 from robustcall.faults import FaultProfile, FaultyEnv
-from robustcall.faults._loop import COT_PROMPT, run_episode
+from robustcall.run._episode import COT_PROMPT, run_episode
 from robustcall.models import ModelRequest, ModelResponse
 
 SEARCH = ToolCall(name="search", arguments={"query": "lamp"})

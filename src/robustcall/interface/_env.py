@@ -18,7 +18,7 @@ import re
 from typing import Literal
 
 from robustcall.core import ToolCall, ToolSpec
-from robustcall.envs import Env, EnvReset, EnvStep
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.interface._maps import InterfaceMap, Level
 
 Mode = Literal["origin", "synonym", "symbol", "dual"]
@@ -104,6 +104,11 @@ class InterfaceEnv(NameView):
         original = self.back.get(name, name)
         result = self.env.step(call.model_copy(update={"name": original}))
         return EnvStep(self.rewrite(result.observation), result.done, result.error)
+
+    def answer(self, text: str) -> EnvStep | None:
+        """The next user turn (rewritten), when the wrapped environment has several."""
+        reply = self.env.answer(text) if isinstance(self.env, UserTurns) else None
+        return None if reply is None else EnvStep(self.rewrite(reply.observation), reply.done, reply.error)
 
     def score(self) -> float:
         return self.env.score()

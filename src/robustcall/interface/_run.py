@@ -17,7 +17,7 @@ from typing import Literal
 
 from robustcall.core import JsonlAppender, Trajectory, read_checkpoint
 from robustcall.envs import Env, MazeEnv, WordleEnv
-from robustcall.faults._loop import run_episode
+from robustcall.run._episode import run_episode
 from robustcall.interface._env import InterfaceEnv, Mode, NameView
 from robustcall.interface._maps import MAPS
 from robustcall.models import ChatModel, ModelRequest, ModelResponse, make_model
