@@ -73,9 +73,9 @@ def _execute(
 ) -> None:
     from robustcall.faults import load_profile
     from robustcall.faults._bench import load_env, run_faults
-    from robustcall.run._episode import PROMPT_VARIANTS, run_episode
     from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import make_model
+    from robustcall.run._episode import PROMPT_VARIANTS, run_episode
 
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")

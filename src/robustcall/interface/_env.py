@@ -61,9 +61,9 @@ class InterfaceEnv(NameView):
         super().__init__(imap, mode)
         self.env, self.order = env, order
         self.name = env.name
-        self._pattern = re.compile(
-            r"\b(" + "|".join(re.escape(o) for o in sorted(self.shown, key=len, reverse=True)) + r")\b"
-        )
+        words = sorted(imap.text_names(), key=len, reverse=True)
+        alternatives = "|".join(re.escape(o) for o in words)
+        self._pattern = re.compile(r"\b(" + alternatives + r")\b" if words else r"(?!)")
 
     # display side ------------------------------------------------------------------------------
     def rewrite(self, text: str) -> str:

@@ -1,8 +1,9 @@
-"""The loops: single pass, the two-pass transition harness, the multi-turn agent loop, bounded concurrency, checkpoint/resume."""
+"""The loops: single pass, the two-pass transition harness, the multi-turn agent loop, bounded concurrency,
+checkpoint/resume."""
 
 from robustcall.run._answer import answer, observation_turn, output_format
-from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._engine import PREDICTIONS, RunStats, load_done, run_items
+from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._plan import (
     ALL_TYPES,
     WorkItem,
@@ -17,8 +18,8 @@ from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
-    "PROMPT_VARIANTS",
     "PREDICTIONS",
+    "PROMPT_VARIANTS",
     "RUN_META",
     "SCORES",
     "SUMMARY",
