@@ -9,8 +9,8 @@ from shop_env import ShopEnv
 
 from robustcall.core import ToolCall
 from robustcall.faults import FaultProfile, FaultyEnv
-from robustcall.faults._loop import COT_PROMPT, run_episode
 from robustcall.models import ModelRequest, ModelResponse
+from robustcall.run._episode import COT_PROMPT, run_episode
 
 SEARCH = ToolCall(name="search", arguments={"query": "lamp"})
 BUY = ToolCall(name="buy", arguments={"item_id": "L2"})

@@ -73,9 +73,9 @@ def _execute(
 ) -> None:
     from robustcall.faults import load_profile
     from robustcall.faults._bench import load_env, run_faults
-    from robustcall.faults._loop import PROMPT_VARIANTS, run_episode
     from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import make_model
+    from robustcall.run._episode import PROMPT_VARIANTS, run_episode
 
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -187,7 +187,7 @@ def replay(
     out: Annotated[Path, typer.Option("--out", help="Where to write the replayed run.")],
 ) -> None:
     """Re-run a logged run with its recorded model outputs; check the trajectories come out byte for byte."""
-    from robustcall.faults._replay import replay_run
+    from robustcall.run._fault_replay import replay_run
 
     if out.exists() and any(out.iterdir()):
         raise typer.BadParameter(f"{out} is not empty")

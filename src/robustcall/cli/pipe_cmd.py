@@ -13,11 +13,14 @@ pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface 
 
 @pipe.command("run")
 def run_cmd(
-    env: str = typer.Option(..., help="Environment: maze or wordle."),
+    env: str = typer.Option(..., help="Environment: maze, wordle, textcraft, bfcl_multi_turn or dbbench."),
     level: str = typer.Option("origin", help="origin | synonym | symbol | dual."),
     model: str = typer.Option("local", help="local, openai:NAME@URL, scripted:expert or scripted:memorise."),
     out: Path = typer.Option(..., help="Run directory (trajectories.jsonl)."),
-    data: Path | None = typer.Option(None, help="Environment data (wordle: a word-list folder or answers file)."),
+    data: Path | None = typer.Option(
+        None,
+        help="Environment data (wordle: word-list folder or answers file; dbbench: dbbench folder or JSONL file).",
+    ),
     order: int = typer.Option(0, help="Dual mode: 1 (synonyms first) or 2 (originals first); 0 runs both."),
     limit: int | None = typer.Option(None, help="First N tasks only."),
     max_steps: int = typer.Option(30, help="Step limit per episode."),
@@ -73,12 +76,14 @@ def report_cmd(
 
 @pipe.command("curve")
 def curve_cmd(
-    env: str = typer.Option(..., help="Environment: maze or wordle."),
+    env: str = typer.Option(..., help="Environment: maze, wordle, textcraft, bfcl_multi_turn or dbbench."),
     checkpoint: list[str] = typer.Option(
         ..., help="NAME=MODEL per checkpoint, in training order (e.g. ep1=openai:ckpt1@http://127.0.0.1:8001/v1)."
     ),
     out: Path = typer.Option(..., help="Directory for the runs, curve.png and curve.csv."),
-    data: Path | None = typer.Option(None, help="Environment data (wordle: a word-list folder)."),
+    data: Path | None = typer.Option(
+        None, help="Environment data (wordle: word-list folder; dbbench: dbbench folder or JSONL file)."
+    ),
     limit: int | None = typer.Option(None, help="First N tasks only."),
     max_steps: int = typer.Option(30, help="Step limit per episode."),
 ) -> None:

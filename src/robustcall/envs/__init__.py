@@ -1,7 +1,20 @@
 """Multi-turn environments the agent acts in, behind one small protocol."""
 
+from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
+from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
-from robustcall.envs._protocol import Env, EnvReset, EnvStep
+from robustcall.envs._protocol import Env, EnvReset, EnvStep, UserTurns
+from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
-__all__ = ["Env", "EnvReset", "EnvStep", "MazeEnv", "WordleEnv"]
+__all__ = [
+    "BfclMultiTurnEnv",
+    "DbBenchEnv",
+    "Env",
+    "EnvReset",
+    "EnvStep",
+    "MazeEnv",
+    "TextCraftEnv",
+    "UserTurns",
+    "WordleEnv",
+]

@@ -7,7 +7,7 @@ injection (``faults``) wrap it; neither changes the environment itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from robustcall.core import ToolCall, ToolSpec
 
@@ -57,4 +57,19 @@ class Env(Protocol):
 
     def expert_action(self) -> ToolCall | None:
         """The next action of the environment's expert (oracle) policy, or ``None`` when done."""
+        ...
+
+
+@runtime_checkable
+class UserTurns(Protocol):
+    """An environment whose task has several user turns (BFCL multi-turn).
+
+    When the agent answers in text without a call, the loop calls :meth:`answer`: ``None`` means the
+    environment has nothing to say (the episode ends as ``no_action``, as for single-turn tasks);
+    otherwise the step's ``observation`` is the next user message (sent as a user turn), or
+    ``done=True`` when the last turn was answered (the episode ends as ``done``).
+    """
+
+    def answer(self, text: str) -> EnvStep | None:
+        """React to a text-only answer of the agent (see the class docstring)."""
         ...

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from robustcall.core import ToolCall, ToolSpec, stable_hash
-from robustcall.envs import Env, EnvReset, EnvStep
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.faults._injector import InjectedFault
 from robustcall.faults._profile import FaultProfile
 from robustcall.faults._session import Blocked, FaultSession
@@ -72,6 +72,10 @@ class FaultyEnv:
         shown, fault = self.session.finish(plan, real.observation)
         self.last_fault = fault
         return FaultedStep(observation=shown, done=real.done, error=real.error, fault=fault)
+
+    def answer(self, text: str) -> EnvStep | None:
+        """The next user turn, when the wrapped environment has several (never faulted)."""
+        return self.env.answer(text) if isinstance(self.env, UserTurns) else None
 
     def score(self) -> float:
         return self.env.score()

@@ -18,7 +18,7 @@ import re
 from typing import Literal
 
 from robustcall.core import ToolCall, ToolSpec
-from robustcall.envs import Env, EnvReset, EnvStep
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.interface._maps import InterfaceMap, Level
 
 Mode = Literal["origin", "synonym", "symbol", "dual"]
@@ -61,9 +61,9 @@ class InterfaceEnv(NameView):
         super().__init__(imap, mode)
         self.env, self.order = env, order
         self.name = env.name
-        self._pattern = re.compile(
-            r"\b(" + "|".join(re.escape(o) for o in sorted(self.shown, key=len, reverse=True)) + r")\b"
-        )
+        words = sorted(imap.text_names(), key=len, reverse=True)
+        alternatives = "|".join(re.escape(o) for o in words)
+        self._pattern = re.compile(r"\b(" + alternatives + r")\b" if words else r"(?!)")
 
     # display side ------------------------------------------------------------------------------
     def rewrite(self, text: str) -> str:
@@ -104,6 +104,11 @@ class InterfaceEnv(NameView):
         original = self.back.get(name, name)
         result = self.env.step(call.model_copy(update={"name": original}))
         return EnvStep(self.rewrite(result.observation), result.done, result.error)
+
+    def answer(self, text: str) -> EnvStep | None:
+        """The next user turn (rewritten), when the wrapped environment has several."""
+        reply = self.env.answer(text) if isinstance(self.env, UserTurns) else None
+        return None if reply is None else EnvStep(self.rewrite(reply.observation), reply.done, reply.error)
 
     def score(self) -> float:
         return self.env.score()

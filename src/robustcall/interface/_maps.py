@@ -10,8 +10,11 @@ that collide neither with each other nor with any original name.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
+
+from robustcall.interface._bfcl_map import BFCL_SYNONYMS
 
 Level = Literal["origin", "synonym", "symbol"]
 LEVELS: tuple[Level, ...] = ("origin", "synonym", "symbol")
@@ -25,10 +28,19 @@ class InterfaceMap:
     synonyms: tuple[tuple[str, str], ...]
     source: str
     """Where the synonyms come from (a paper table, or 'ours' with the reason)."""
+    rewrite_words: bool = True
+    """Rewrite originals that are plain lowercase words (``sort``, ``add``) in free text too (instruction,
+    observations, descriptions). Off where user text quotes literal content the score compares (BFCL):
+    there only identifier-like names (``post_tweet``, ``lockDoors``) are rewritten in text, and plain
+    words only in the tool list."""
 
     @property
     def originals(self) -> list[str]:
         return [o for o, _ in self.synonyms]
+
+    def text_names(self) -> list[str]:
+        """The originals that display-side rewriting replaces in free text."""
+        return [o for o in self.originals if self.rewrite_words or not is_plain_word(o)]
 
     def names(self, level: Level) -> dict[str, str]:
         """Original -> displayed name at this level (identity at ``origin``)."""
@@ -37,6 +49,11 @@ class InterfaceMap:
         if level == "synonym":
             return dict(self.synonyms)
         return {o: f"z{i + 1}" for i, (o, _) in enumerate(self.synonyms)}
+
+
+def is_plain_word(name: str) -> bool:
+    """``name`` reads as an ordinary lowercase word (``sort``), not an identifier (``post_tweet``)."""
+    return re.fullmatch(r"[a-z]+", name) is not None
 
 
 def check_map(m: InterfaceMap) -> None:
@@ -66,6 +83,18 @@ MAPS: dict[str, InterfaceMap] = {
             "textcraft",
             (("get", "take"), ("inventory", "bag"), ("craft", "make")),
             "Table 22 (TextCraft)",
+        ),
+        InterfaceMap(
+            "bfcl_multi_turn",
+            BFCL_SYNONYMS,
+            "ours (interface/_bfcl_map.py): BFCL is not among Tables 21-28",
+            rewrite_words=False,
+        ),
+        InterfaceMap(
+            "dbbench",
+            (("execute_sql", "run_query"), ("commit_final_answer", "submit_reply")),
+            "ours after Table 28 (AgentBench DataBase: Operation -> Execute, Answer -> Reply); our tools are "
+            "AgentBench's function-calling names",
         ),
         InterfaceMap(
             "wordle",

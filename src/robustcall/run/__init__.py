@@ -1,7 +1,9 @@
-"""The loops: single pass, the two-pass transition harness, bounded concurrency, checkpoint/resume."""
+"""The loops: single pass, the two-pass transition harness, the multi-turn agent loop, bounded concurrency,
+checkpoint/resume."""
 
 from robustcall.run._answer import answer, observation_turn, output_format
 from robustcall.run._engine import PREDICTIONS, RunStats, load_done, run_items
+from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._plan import (
     ALL_TYPES,
     WorkItem,
@@ -15,7 +17,9 @@ from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run
 
 __all__ = [
     "ALL_TYPES",
+    "COT_PROMPT",
     "PREDICTIONS",
+    "PROMPT_VARIANTS",
     "RUN_META",
     "SCORES",
     "SUMMARY",
@@ -31,6 +35,7 @@ __all__ = [
     "plan_work",
     "record_key",
     "reparse",
+    "run_episode",
     "run_items",
     "score_run",
     "write_meta",

@@ -1,7 +1,15 @@
-"""The agent loop of a fault-injection episode: model -> one call -> (faulty) environment -> observation.
+"""The multi-turn agent loop: model -> one call -> environment -> observation, until the episode ends.
 
-Interim: the general multi-turn loop belongs in ``run`` (the PIPE issue); this one is what the
-fault benchmark needs and nothing more, and gives way to it once it lands.
+Used by PIPE runs (``interface``) and fault-injection runs (the ``FaultyEnv`` wrapper); any ``Env``
+and any ``models`` backend. ``run`` sits above ``faults`` (the two-pass transition harness uses the
+injector), so the loop lives here and ``faults`` stays free of it: the fault benchmark's driver
+takes the loop as a callable, and the replay of a logged fault run is ``run._fault_replay``.
+
+An episode ends when the environment says ``done``; when the step limit (model calls) is reached;
+when the model answers without a call and the environment has no further user turn (``no_action``;
+an environment with several user turns, :class:`~robustcall.envs.UserTurns`, answers the text with
+the next user message, or ends the episode as ``done`` after the last one); or on an endpoint
+failure (``infra``).
 
 Prompt mode renders the tools into the system prompt in ``fmt`` and parses the model's text back
 (``formats``; never evaluated); fc mode passes tools in ``tools=`` and reads structured calls. One
@@ -14,7 +22,7 @@ of it from the error observation, as it would from a real API. The CoT baseline 
 from __future__ import annotations
 
 from robustcall.core import EvalConfig, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
-from robustcall.envs import Env
+from robustcall.envs import Env, UserTurns
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
 from robustcall.models import ChatModel, ModelRequest
 
@@ -87,10 +95,18 @@ async def run_episode(
             break
         calls = list(resp.tool_calls) if resp.tool_calls is not None else parse_tool_calls(resp.text, fmt, tools).calls
         if not calls:
-            steps.append(Step(index=i, raw_output=resp.text, error=resp.error))
+            reply = env.answer(resp.text) if isinstance(env, UserTurns) else None
+            turn = reply.observation if reply is not None and not reply.done else ""
+            steps.append(Step(index=i, raw_output=resp.text, observation=turn, error=resp.error))
             messages.append(Message(role="assistant", content=resp.text))
-            termination = "no_action"
-            break
+            if reply is None:
+                termination = "no_action"
+                break
+            if reply.done:
+                termination = "done"
+                break
+            messages.append(Message(role="user", content=reply.observation))
+            continue
         call: ToolCall = calls[0]
         out = env.step(call)
         fault = getattr(out, "fault", None)

@@ -1,0 +1,129 @@
+"""The BFCL multi-turn API classes, tasks and function docs, read from the pinned ``bfcl-eval`` wheel.
+
+The wheel is the one ``robustcall data fetch bfcl`` caches (``sources.fetch_bfcl``); it is never
+installed. Its API classes are imported from the wheel file itself (Python's zip import, the wheel
+put first on ``sys.path`` once), so the code that runs is BFCL's, unmodified and uncopied. Only the
+eight API modules are imported; they need nothing beyond the standard library except ``mpmath``
+(MathAPI), none of BFCL's heavy evaluation dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import zipfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from robustcall.core import ToolSpec
+from robustcall.sources import fetch_bfcl
+
+_BACKEND = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
+_DATA = "bfcl_eval/data"
+
+API_CLASSES: dict[str, tuple[str, str]] = {
+    "GorillaFileSystem": ("gorilla_file_system", "gorilla_file_system.json"),
+    "MathAPI": ("math_api", "math_api.json"),
+    "MessageAPI": ("message_api", "message_api.json"),
+    "TwitterAPI": ("posting_api", "posting_api.json"),
+    "TicketAPI": ("ticket_api", "ticket_api.json"),
+    "TradingBot": ("trading_bot", "trading_bot.json"),
+    "TravelAPI": ("travel_booking", "travel_booking.json"),
+    "VehicleControlAPI": ("vehicle_control", "vehicle_control.json"),
+}
+"""The multi-turn API class -> (its module under ``func_source_code``, its function-doc file), in BFCL's order."""
+
+STATELESS = frozenset({"MathAPI"})
+"""Classes BFCL never loads a scenario into (``STATELESS_CLASSES``)."""
+
+
+@dataclass(frozen=True)
+class MultiTurnTask:
+    """One BFCL multi-turn base task."""
+
+    id: str
+    """BFCL's id, e.g. ``multi_turn_base_0``."""
+    turns: list[str]
+    """The user message of each turn (base tasks have one message per turn)."""
+    initial_config: dict[str, Any]
+    """Per class, the scenario loaded into a fresh instance."""
+    classes: list[str]
+    """The involved API classes."""
+    excluded: list[str]
+    """Functions of those classes the task withholds from the agent."""
+    ground_truth: list[list[str]]
+    """Per turn, BFCL's ground-truth calls as written in the possible answers (``cd(folder='x')``)."""
+
+
+def _wheel() -> Path:
+    return fetch_bfcl(quiet=True)
+
+
+def _jsonl(zf: zipfile.ZipFile, member: str) -> list[dict[str, Any]]:
+    text = zf.read(member).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@cache
+def load_tasks() -> list[MultiTurnTask]:
+    """The 200 ``multi_turn_base`` tasks, in the wheel's order."""
+    with zipfile.ZipFile(_wheel()) as zf:
+        questions = _jsonl(zf, f"{_DATA}/BFCL_v4_multi_turn_base.json")
+        answers = {
+            a["id"]: a["ground_truth"] for a in _jsonl(zf, f"{_DATA}/possible_answer/BFCL_v4_multi_turn_base.json")
+        }
+    tasks = []
+    for q in questions:
+        turns = []
+        for turn in q["question"]:
+            users = [m["content"] for m in turn if m.get("role") == "user"]
+            turns.append("\n".join(users))
+        tasks.append(
+            MultiTurnTask(
+                id=q["id"],
+                turns=turns,
+                initial_config=q["initial_config"],
+                classes=list(q["involved_classes"]),
+                excluded=list(q.get("excluded_function") or []),
+                ground_truth=answers[q["id"]],
+            )
+        )
+    return tasks
+
+
+def _spec(doc: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(name=doc["name"], description=doc["description"], parameters=doc["parameters"])
+
+
+@cache
+def function_docs() -> dict[str, list[ToolSpec]]:
+    """Per API class, its function docs as ``ToolSpec`` s (BFCL's JSON schema kept as given)."""
+    with zipfile.ZipFile(_wheel()) as zf:
+        return {
+            cls: [_spec(d) for d in _jsonl(zf, f"{_DATA}/multi_turn_func_doc/{doc}")]
+            for cls, (_, doc) in API_CLASSES.items()
+        }
+
+
+def api_class(name: str) -> type[Any]:
+    """BFCL's API class ``name``, imported from the wheel (not from any installed ``bfcl_eval``)."""
+    if name not in API_CLASSES:
+        raise KeyError(f"unknown BFCL API class {name!r}; known: {', '.join(API_CLASSES)}")
+    wheel = str(_wheel())
+    loaded = sys.modules.get("bfcl_eval")
+    if loaded is not None and not str(getattr(loaded, "__file__", "") or "").startswith(wheel):
+        raise ImportError(f"bfcl_eval is already imported from {loaded.__file__}, not from the pinned wheel {wheel}")
+    if wheel not in sys.path:
+        sys.path.insert(0, wheel)
+    try:
+        module = importlib.import_module(f"{_BACKEND}.{API_CLASSES[name][0]}")
+    except ImportError as exc:
+        raise ImportError(
+            f"cannot import BFCL's {name} from {wheel}: {exc} (MathAPI needs `pip install mpmath`)"
+        ) from exc
+    cls = getattr(module, name)
+    assert isinstance(cls, type)
+    return cls
