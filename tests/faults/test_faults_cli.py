@@ -65,3 +65,20 @@ def test_bad_arguments_are_reported_clearly(tmp_path: Path) -> None:
         app, ["faults", "run", "--env", "shop_env:ShopEnv", "--tasks", "sofa", "--out", str(tmp_path)]
     )
     assert bad.exit_code != 0 and "unknown task(s) sofa" in bad.output
+
+
+def test_registered_environment_with_data_runs_and_replays(tmp_path: Path, shared_data: Path) -> None:
+    guess = '<tool_call>\n{"name": "guess", "parameters": {"word": "crane"}}\n</tool_call>'
+    with mock_openai(reply=guess) as url:
+        _invoke("run", "--env", "wordle", "--data", str(shared_data / "wordle"), "--model", f"openai:mock@{url}",
+                "--mode", "prompt", "--limit", "2", "--max-steps", "3", "--delta", "0.5",
+                "--out", str(tmp_path / "run"))  # fmt: skip
+    run = read_trajectories(tmp_path / "run")
+    assert [t.id for t in run] == ["wordle/wordle-0/d0.5/s0", "wordle/wordle-1/d0.5/s0"]
+    assert all(s.action is not None and s.action.name == "guess" for t in run for s in t.steps)
+    assert "identical" in _invoke("replay", str(tmp_path / "run"), "--out", str(tmp_path / "replayed"))
+
+
+def test_registered_environment_without_its_data_is_refused() -> None:
+    result = CliRunner().invoke(app, ["faults", "run", "--env", "dbbench", "--model", "scripted:oracle"])
+    assert result.exit_code != 0 and "dbbench needs --data" in result.output

@@ -37,6 +37,9 @@ EnvOpt = Annotated[
     str,
     typer.Option("--env", help="An environment: a registered name, or `package.module:Class` of your own Env."),
 ]
+DataOpt = Annotated[
+    Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
+]
 ModelOpt = Annotated[str, typer.Option("--model", help="local | openai:<model>@<base_url> | scripted:<policy>")]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
@@ -70,6 +73,7 @@ def _execute(
     fmt: str,
     prompt: str,
     concurrency: int,
+    data: Path | None,
 ) -> None:
     from robustcall.faults import load_profile
     from robustcall.faults._bench import load_env, run_faults
@@ -87,7 +91,7 @@ def _execute(
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
         prof = load_profile(profile)
-        make_env = load_env(env)
+        make_env = load_env(env, data)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
     all_tasks = make_env().task_ids()
@@ -115,6 +119,7 @@ def _execute(
                 out=out,
                 meta={
                     "env": env,
+                    "data": str(data) if data else None,
                     "model": model,
                     "mode": chat.mode,
                     "format": fmt,
@@ -151,12 +156,13 @@ def run(
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
     concurrency: ConcOpt = 1,
+    data: DataOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
 
     d = delta if delta is not None else load_profile(profile).delta
-    _execute(env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency)
+    _execute(env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data)
 
 
 @faults_app.command("sweep")
@@ -174,10 +180,11 @@ def sweep(
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
     concurrency: ConcOpt = 1,
+    data: DataOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
-    _execute(env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency)
+    _execute(env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data)
     report([out], delta=0.3 if 0.3 in values else max(values), out=None)
 
 
@@ -218,7 +225,7 @@ def export_sft(
         try:
             meta = json.loads((run_dir / RUN_META).read_text())
             trajectories = read_trajectories(run_dir)
-            make_env = load_env(meta["env"])
+            make_env = load_env(meta["env"], Path(meta["data"]) if meta.get("data") else None)
         except (OSError, ValueError, KeyError, ImportError) as exc:
             raise typer.BadParameter(f"{run_dir}: {exc}") from None
         base = FaultProfile.model_validate(meta["profile"])

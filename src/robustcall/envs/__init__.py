@@ -4,10 +4,12 @@ from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
 from robustcall.envs._protocol import Env, EnvReset, EnvStep, UserTurns
+from robustcall.envs._registry import ENV_NAMES, make_env
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
 __all__ = [
+    "ENV_NAMES",
     "BfclMultiTurnEnv",
     "DbBenchEnv",
     "Env",
@@ -17,4 +19,5 @@ __all__ = [
     "TextCraftEnv",
     "UserTurns",
     "WordleEnv",
+    "make_env",
 ]

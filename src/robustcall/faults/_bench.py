@@ -35,16 +35,25 @@ class FaultRunStats:
     infra: int
 
 
-def load_env(spec: str) -> Callable[[], Env]:
-    """A factory of fresh environments from ``package.module:Class`` (any class implementing ``Env``)."""
+def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
+    """A factory of fresh environments: a registered name (``robustcall.envs.ENV_NAMES``, with
+    ``data`` where it needs some) or ``package.module:Class`` (any class implementing ``Env``)."""
     import importlib
     import sys
 
+    from robustcall.envs import ENV_NAMES, make_env
+
+    if spec in ENV_NAMES:
+        make_env(spec, data)  # fail now, not in the middle of a run, when data is missing
+        return lambda: make_env(spec, data)
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"unknown environment {spec!r}: give `package.module:Class` of an Env implementation")
+        raise ValueError(
+            f"unknown environment {spec!r}: give one of {', '.join(ENV_NAMES)}, "
+            "or `package.module:Class` of an Env implementation"
+        )
     try:
         factory = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:

@@ -1,8 +1,9 @@
 """PIPE: rename the interface an agent sees (synonyms, symbols, both) and translate its calls back."""
 
+from robustcall.envs import make_env
 from robustcall.interface._env import MODES, InterfaceEnv, Mode, NameView, invalid_action
 from robustcall.interface._maps import LEVELS, MAPS, InterfaceMap, Level, check_map
-from robustcall.interface._run import TRAJECTORIES, EpisodeCounts, ExpertPolicy, episode_counts, make_env, run_pipe
+from robustcall.interface._run import TRAJECTORIES, EpisodeCounts, ExpertPolicy, episode_counts, run_pipe
 
 __all__ = [
     "LEVELS",

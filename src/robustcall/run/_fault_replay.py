@@ -55,7 +55,7 @@ async def replay_run(run_dir: Path, out: Path) -> bool:
     """Re-run every logged episode of ``run_dir`` into ``out``; True when the records are identical."""
     meta = json.loads((run_dir / RUN_META).read_text())
     logged = {t.id: t for t in read_trajectories(run_dir) if t.termination != "infra"}
-    make_env = load_env(meta["env"])
+    make_env = load_env(meta["env"], Path(meta["data"]) if meta.get("data") else None)
     profile = FaultProfile.model_validate(meta["profile"])
 
     async def episode(env: FaultyEnv, task: str, seed: int) -> Trajectory:

