@@ -217,9 +217,11 @@ def test_local_model_runs_an_episode_in_each_new_environment(tmp_path: Path) -> 
 
     if not check().ready:
         pytest.skip("embedded local model not set up (robustcall model setup)")
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("local:\n  max_tokens: 96\n")  # a step is one short call: bound its cost
     for env, level in (("textcraft", "synonym"), ("dbbench", "symbol")):
         trajs = asyncio.run(
-            run_pipe(env, level, "local", tmp_path / env, data=_data(env), limit=1, max_steps=2)  # type: ignore[arg-type]
+            run_pipe(env, level, "local", tmp_path / env, data=_data(env), limit=1, max_steps=2, settings=settings)  # type: ignore[arg-type]
         )
         assert len(trajs) == 1 and trajs[0].steps and trajs[0].steps[0].raw_output
         assert trajs[0].termination in ("done", "step_limit", "no_action")

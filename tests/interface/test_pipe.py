@@ -183,7 +183,11 @@ def test_local_model_runs_a_few_episodes_per_level(tmp_path: Path) -> None:
 
     if not check().ready:
         pytest.skip("embedded local model not set up (robustcall model setup)")
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("local:\n  max_tokens: 96\n")  # a step is one short call: bound its cost
     for level in ("origin", "synonym", "symbol", "dual"):
-        trajs = asyncio.run(run_pipe("maze", level, "local", tmp_path / level, limit=1, max_steps=3, order=1))  # type: ignore[arg-type]
+        trajs = asyncio.run(
+            run_pipe("maze", level, "local", tmp_path / level, limit=1, max_steps=2, order=1, settings=settings)  # type: ignore[arg-type]
+        )
         assert len(trajs) == 1 and trajs[0].termination in ("done", "step_limit", "no_action")
         assert trajs[0].steps and trajs[0].steps[0].raw_output  # the model answered through the server

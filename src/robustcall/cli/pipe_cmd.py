@@ -26,6 +26,7 @@ def run_cmd(
     max_steps: int = typer.Option(30, help="Step limit per episode."),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="Finish an interrupted run."),
+    settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
 ) -> None:
     """Run every task of ENV under the interface LEVEL; one trajectory per episode."""
     from robustcall.interface import MODES, run_pipe
@@ -48,6 +49,7 @@ def run_cmd(
                 max_steps=max_steps,
                 seed=seed,
                 resume=resume or (o == 2 and len(orders) == 2),
+                settings=settings,
                 on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
             )
         )
@@ -86,6 +88,7 @@ def curve_cmd(
     ),
     limit: int | None = typer.Option(None, help="First N tasks only."),
     max_steps: int = typer.Option(30, help="Step limit per episode."),
+    settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
 ) -> None:
     """Origin, Perturb 1, Perturb 2 and IR across training checkpoints (Figure 4 of the paper)."""
     from robustcall.core import Trajectory, read_checkpoint
@@ -113,6 +116,7 @@ def curve_cmd(
                     limit=limit,
                     max_steps=max_steps,
                     resume=True,
+                    settings=settings,
                 )
             )
         trajs = [

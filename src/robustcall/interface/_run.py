@@ -81,6 +81,7 @@ async def run_pipe(
     max_steps: int = 30,
     seed: int = 0,
     resume: bool = False,
+    settings: Path | None = None,
     on_episode: Callable[[Trajectory], None] | None = None,
 ) -> list[Trajectory]:
     """Every task of the environment (the first ``limit``) under ``mode``; returns all trajectories."""
@@ -96,7 +97,7 @@ async def run_pipe(
     if model_spec in ("scripted:expert", "scripted:memorise"):
         model = ExpertPolicy(env, "expert" if model_spec.endswith("expert") else "memorise")
     else:
-        model = make_model(model_spec, mode="prompt")
+        model = make_model(model_spec, mode="prompt", settings_file=settings)
     tasks = env.task_ids()[:limit]
     config = {"env": env_name, "level": mode, "order": order, "max_steps": max_steps}
     try:
