@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from robustcall.cli import build_cmd, data_cmd, eval_cmd, faults_cmd, leaderboard_cmd, model_cmd, pipe_cmd, report_cmd
+from robustcall.cli import (
+    build_cmd,
+    data_cmd,
+    eval_cmd,
+    faults_cmd,
+    leaderboard_cmd,
+    model_cmd,
+    pipe_cmd,
+    report_cmd,
+    rm_cmd,
+)
 
 app = typer.Typer(
     name="robustcall",
@@ -23,7 +33,7 @@ def version() -> None:
     typer.echo(__version__)
 
 
-for module in (data_cmd, build_cmd, model_cmd, eval_cmd, report_cmd, leaderboard_cmd, faults_cmd, pipe_cmd):
+for module in (data_cmd, build_cmd, model_cmd, eval_cmd, report_cmd, leaderboard_cmd, faults_cmd, pipe_cmd, rm_cmd):
     module.register(app)
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import JsonlError, Sample, ToolCall, seeded_rng, validate_line
+from robustcall.core import JsonlError, Message, Sample, ToolCall, seeded_rng, validate_line
 from robustcall.models import ChatModel
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._mutate import mutate
@@ -78,10 +78,18 @@ def gold_calls(sample: Sample) -> list[ToolCall]:
     return [g.as_call() for g in sample.golden_answers]
 
 
+def _turn(m: Message) -> dict[str, Any]:
+    """A conversation turn as the release writes it; an assistant's calls become its JSON text."""
+    content = m.content
+    if m.role == "assistant" and m.tool_calls:
+        content = f"{content}\n{calls_text(m.tool_calls)}" if content else calls_text(m.tool_calls)
+    return {"role": m.role, "content": content}
+
+
 def base_record(sample: Sample) -> dict[str, Any]:
     return {
         "tools": [t.model_dump(mode="json") for t in sample.tools],
-        "conversation": [{"role": m.role, "content": m.content} for m in sample.conversation],
+        "conversation": [_turn(m) for m in sample.conversation],
         "chosen_output": calls_text(gold_calls(sample)),
         "test_category": sample.category,
         "test_id": sample.id,
