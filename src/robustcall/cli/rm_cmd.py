@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -57,6 +58,9 @@ def build_bench(
     from_file: Annotated[
         Path | None, typer.Option("--from-file", help="Load the original FC-RewardBench file.")
     ] = None,
+    pool_file: Annotated[
+        Path | None, typer.Option("--pool", help="Draws cache: written after drawing, reused when it exists.")
+    ] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Queries drawn at once.")] = 4,
@@ -77,9 +81,14 @@ def build_bench(
     models = make_generators(generator or [], settings, concurrency)
     stats = BuildStats()
     pool: dict[str, list[tuple[str, str]]] = {}
-    if models:
+    if pool_file is not None and pool_file.exists():
+        pool = {k: [(m, t) for m, t in v] for k, v in json.loads(pool_file.read_text(encoding="utf-8")).items()}
+        console.print(f"reusing the draws in {pool_file}")
+    elif models:
         console.print(f"drawing {per_generator} x {len(models)} outputs for {len(samples)} queries…")
         pool = asyncio.run(_draw(samples, models, per_generator, temperature, seed, concurrency, stats))
+        if pool_file is not None:
+            write_json(pool_file, pool)
     records = assemble(samples, pool, seed=seed, size=size, top_up=top_up, stats=stats)
     write_jsonl(out, records)
     write_json(out.with_suffix(".stats.json"), stats.as_dict())

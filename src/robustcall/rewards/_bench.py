@@ -160,8 +160,9 @@ def assemble(
 ) -> list[RewardPair]:
     """Records from a drawn pool: one seeded rejected call per query, then optional mutator top-ups.
 
-    ``size``: at most this many pool records (a seeded subset); with ``top_up`` also the total the
-    default target mix is scaled to. ``targets``: per-type record counts to top up to.
+    ``size``: at most this many records (a seeded subset of the pool's); with ``top_up`` also the
+    total the default target mix is scaled to and that top-ups never exceed (pool records are all
+    kept, so a type the pool over-produces stays over its share). ``targets``: per-type counts.
     """
     stats = stats if stats is not None else BuildStats()
     relevant = [s for s in samples if s.golden_answers]
@@ -185,8 +186,9 @@ def assemble(
         have = Counter(r.error_type for r in records.values())
         free = [s for s in relevant if s.id not in records]
         seeded_rng(seed, "top-up order").shuffle(free)
+        cap = size if size is not None else sum(goal.values())
         for kind in ERROR_TYPES:
-            need = goal.get(kind, 0) - have[kind]
+            need = min(goal.get(kind, 0) - have[kind], cap - len(records))
             for sample in list(free):
                 if need <= 0:
                     break
