@@ -15,6 +15,7 @@ from robustcall.rewards._bon_run import accuracy_table, draw_all, error_table
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._eval import PairwiseResult, comparison_table, evaluate
 from robustcall.rewards._filter import keep_top, score_corpus, sft_row
+from robustcall.rewards._hf import HFClassifierScorer
 from robustcall.rewards._judge import JudgeScorer, PairVerdict, parse_verdict
 from robustcall.rewards._mutate import MUTATORS, mutate
 from robustcall.rewards._output import calls_text, output_calls
@@ -38,6 +39,7 @@ __all__ = [  # noqa: RUF022 (the shared rewards first, ours after: merges with t
     "TABLE1_COUNTS",
     "TOOLRM_SYSTEM",
     "BfclScorer",
+    "HFClassifierScorer",
     "BonRecord",
     "BuildStats",
     "ErrorType",

@@ -42,6 +42,7 @@ class RMTrainConfig:
     num_train_epochs: float = 1.0
     lr_scheduler_type: str = "cosine"
     warmup_ratio: float = 0.03
+    """Share of all steps spent warming up (passed as transformers 5's fractional ``warmup_steps``)."""
     center_rewards_coefficient: float = 0.01
     per_device_train_batch_size: int = 8
     gradient_accumulation_steps: int = 1
@@ -52,7 +53,6 @@ class RMTrainConfig:
     save_strategy: str = "no"
     seed: int = 0
     bf16: bool = False
-    gradient_checkpointing: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     """Any other ``trl.RewardConfig`` field, passed through."""
 
@@ -97,7 +97,8 @@ def train_reward_model(
     from datasets import Dataset  # type: ignore[import-untyped]
     from trl import RewardConfig, RewardTrainer  # type: ignore[attr-defined]
 
-    fields = {k: v for k, v in asdict(cfg).items() if k != "extra"}
+    fields = {k: v for k, v in asdict(cfg).items() if k not in ("extra", "warmup_ratio")}
+    fields["warmup_steps"] = cfg.warmup_ratio  # transformers 5: a float in [0, 1) is a ratio of all steps
     args = RewardConfig(output_dir=str(out_dir), report_to=[], disable_tqdm=True, **fields, **cfg.extra)
     trainer = RewardTrainer(
         model=model, args=args, train_dataset=Dataset.from_list(pair_rows(pairs)), processing_class=tokenizer
