@@ -135,6 +135,7 @@ def best_of_n(
     samples: SamplesOpt = None,
     data_dir: DataDirOpt = None,
     n: Annotated[int, typer.Option("--n", help="Draws per sample.")] = 4,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Length cap of every draw.")] = 256,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
     limit: LimitOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
@@ -156,7 +157,9 @@ def best_of_n(
     )
     (model,) = make_generators([generator], settings, concurrency)
     console.print(f"drawing 1 greedy + {n} samples for {len(picked)} samples…")
-    drawn = asyncio.run(draw_all(picked, model, n=n, temperature=temperature, seed=seed, concurrency=concurrency))
+    drawn = asyncio.run(
+        draw_all(picked, model, n=n, temperature=temperature, seed=seed, concurrency=concurrency, max_tokens=max_tokens)
+    )
     scorers = {spec: make_scorer(spec, seed=seed, settings=settings, gold=picked) for spec in (scorer or [])}
     try:
         records = []

@@ -123,6 +123,7 @@ async def draw_pool(
     seed: int,
     concurrency: int = 4,
     stats: BuildStats | None = None,
+    max_tokens: int | None = 256,
 ) -> dict[str, list[tuple[str, str]]]:
     """Every generator's ``per_generator`` draws for every sample: sample id -> ``(model, text)``."""
     stats = stats if stats is not None else BuildStats()
@@ -134,7 +135,13 @@ async def draw_pool(
             got: list[tuple[str, str]] = []
             for model in generators:
                 draws = await sample_outputs(
-                    model, sample, per_generator, temperature=temperature, seed=seed, logprobs=False
+                    model,
+                    sample,
+                    per_generator,
+                    temperature=temperature,
+                    seed=seed,
+                    logprobs=False,
+                    max_tokens=max_tokens,
                 )
                 for d in draws:
                     stats.draws += 1

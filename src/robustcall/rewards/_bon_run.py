@@ -18,15 +18,26 @@ if TYPE_CHECKING:
 
 
 async def draw_all(
-    samples: Sequence[Sample], model: ChatModel, *, n: int, temperature: float, seed: int, concurrency: int = 4
+    samples: Sequence[Sample],
+    model: ChatModel,
+    *,
+    n: int,
+    temperature: float,
+    seed: int,
+    concurrency: int = 4,
+    max_tokens: int | None = 256,
 ) -> list[tuple[Draw, list[Draw]]]:
     """Per sample: the greedy draw (T = 0) and ``n`` draws at ``temperature``, in sample order."""
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(sample: Sample) -> tuple[Draw, list[Draw]]:
         async with gate:
-            greedy = (await sample_outputs(model, sample, 1, temperature=0.0, seed=seed))[0]
-            draws = await sample_outputs(model, sample, n, temperature=temperature, seed=seed) if n else []
+            greedy = (await sample_outputs(model, sample, 1, temperature=0.0, seed=seed, max_tokens=max_tokens))[0]
+            draws = (
+                await sample_outputs(model, sample, n, temperature=temperature, seed=seed, max_tokens=max_tokens)
+                if n
+                else []
+            )
             return greedy, draws
 
     try:

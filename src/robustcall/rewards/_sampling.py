@@ -72,9 +72,17 @@ async def _post(client: OpenAIChatModel, body: dict[str, Any], session: aiohttp.
 
 
 async def sample_outputs(
-    model: ChatModel, sample: Sample, n: int, *, temperature: float, seed: int, logprobs: bool = True
+    model: ChatModel,
+    sample: Sample,
+    n: int,
+    *,
+    temperature: float,
+    seed: int,
+    logprobs: bool = True,
+    max_tokens: int | None = None,
 ) -> list[Draw]:
-    """``n`` outputs of ``model`` for ``sample`` (prompt-mode rendering in the sample's format)."""
+    """``n`` outputs of ``model`` for ``sample`` (prompt-mode rendering in the sample's format);
+    ``max_tokens`` caps the endpoint's length limit (tool calls are short; a runaway draw is not)."""
     client = await _endpoint(model)
     if client is not None and client.mode == "prompt":
         req = ModelRequest(messages=render_messages(sample, "prompt"), tools=sample.tools, sample=sample)
@@ -84,6 +92,8 @@ async def sample_outputs(
             bodies = []
             for i in range(n):
                 body = dict(base, temperature=temperature)
+                if max_tokens is not None:
+                    body["max_tokens"] = min(int(body.get("max_tokens", max_tokens)), max_tokens)
                 body["seed"] = seeded_rng(seed, sample.id, str(i)).randrange(2**31)
                 if logprobs:
                     body["logprobs"] = True

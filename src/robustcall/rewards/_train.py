@@ -81,6 +81,14 @@ def load_base(base: str, gguf_file: str | None = None, dtype: str = "float32") -
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.config.pad_token_id = tokenizer.pad_token_id
+    if gguf_file:
+        # GGUF weights arrive dequantised (plain float tensors); the GGUF "quantizer" left on the
+        # model only makes the Trainer refuse to train it and save_pretrained refuse to save it
+        model.hf_quantizer = None
+        if "is_quantized" in vars(model):
+            model.is_quantized = False
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
     return model, tokenizer
 
 
