@@ -178,3 +178,16 @@ def test_build_bench_with_the_local_model(tmp_path: Path) -> None:
     stats = json.loads((tmp_path / "bench.stats.json").read_text())
     assert stats["draws"] == 4 and stats["failed_draws"] == 0
     assert all(r.model_name.startswith("local:") for r in read_pairs(out))
+
+
+@pytest.mark.realmodel
+def test_judge_on_the_local_model(tmp_path: Path) -> None:
+    from robustcall.models.local import check
+
+    if not check().ready:
+        pytest.skip("the embedded model is not set up")
+    bench = tmp_path / "bench.jsonl"
+    _run("rm", "build-bench", "--queries", "40", "--size", "2", "--top-up", "-o", str(bench))
+    _run("rm", "eval", str(bench), "-s", "judge:local", "-o", str(tmp_path / "ev"))
+    (res,) = json.loads((tmp_path / "ev" / "rm_eval.json").read_text())
+    assert res["total"] == 2 and 0 <= res["unparseable"] <= 2
