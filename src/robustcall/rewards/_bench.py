@@ -34,6 +34,9 @@ class BuildStats:
     """What a build saw: draws, how many were wrong, and where the records came from."""
 
     queries: int = 0
+    gold_unpassable: int = 0
+    """Queries whose canonical gold our scorer itself fails (BFCL lists a required parameter with no
+    acceptable value on a few live items): left out, a chosen output must be correct."""
     draws: int = 0
     failed_draws: int = 0
     incorrect_draws: int = 0
@@ -45,6 +48,7 @@ class BuildStats:
     def as_dict(self) -> dict[str, Any]:
         return {
             "queries": self.queries,
+            "gold_unpassable": self.gold_unpassable,
             "draws": self.draws,
             "failed_draws": self.failed_draws,
             "incorrect_draws": self.incorrect_draws,
@@ -174,6 +178,9 @@ def assemble(
     stats = stats if stats is not None else BuildStats()
     relevant = [s for s in samples if s.golden_answers]
     stats.queries = len(relevant)
+    passable = [s for s in relevant if is_correct(SampleScorer(s), calls_text(gold_calls(s)))]
+    stats.gold_unpassable = len(relevant) - len(passable)
+    relevant = passable
     records: dict[str, RewardPair] = {}
     for sample in relevant:
         cands = candidates_of(sample, pool.get(sample.id, []), stats)
