@@ -133,3 +133,15 @@ def test_cli_dr_data_on_synthetic_rows(tmp_path: Path) -> None:
     assert "uniform within one: True" in result.output
     manifest = json.loads((tmp_path / "dr" / "manifest.json").read_text())
     assert manifest["outputs"]["dr_full/mini.parquet"]["rows"] == 32
+
+
+def test_toolrm_reward_scores_each_prompt_group_with_the_scorer() -> None:
+    from robustcall.train._rewards import reward_functions
+
+    tools = json.dumps([{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}},
+                                                     "required": ["a"]}}])  # fmt: skip
+    good = '<tool_call>\n{"name": "f", "parameters": {"a": 1}}\n</tool_call>'
+    bad = '<tool_call>\n{"name": "g", "parameters": {}}\n</tool_call>'
+    (toolrm,) = reward_functions(["toolrm"], toolrm_scorer="schema")
+    # R_ToolRM maps the schema scorer's range [-1, 1] linearly onto [-3, 3]
+    assert toolrm(prompts=["p", "p", "q"], completions=[good, bad, good], tools=[tools] * 3) == [3.0, -3.0, 3.0]

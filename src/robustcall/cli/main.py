@@ -13,6 +13,7 @@ from robustcall.cli import (
     model_cmd,
     pipe_cmd,
     report_cmd,
+    rm_cmd,
     train_cmd,
 )
 
@@ -33,7 +34,19 @@ def version() -> None:
     typer.echo(__version__)
 
 
-for module in (data_cmd, build_cmd, model_cmd, eval_cmd, report_cmd, leaderboard_cmd, faults_cmd, pipe_cmd, train_cmd):
+commands = (
+    data_cmd,
+    build_cmd,
+    model_cmd,
+    eval_cmd,
+    report_cmd,
+    leaderboard_cmd,
+    faults_cmd,
+    pipe_cmd,
+    rm_cmd,
+    train_cmd,
+)
+for module in commands:
     module.register(app)
 
 if __name__ == "__main__":

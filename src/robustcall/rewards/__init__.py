@@ -1,13 +1,90 @@
 """Reward models and rewards for tool calls: FC-RewardBench, RM / judge scorers, Best-of-n,
 filtering, and the RL rewards (R_schema, R_ToolRL, R_ToolRM, format)."""
 
+from robustcall.rewards._bench import BuildStats, assemble, draw_pool, read_pairs
+from robustcall.rewards._bestofn import (
+    IRRELEVANCE_ERROR,
+    BonRecord,
+    canonical_sequence,
+    judge_sample,
+    majority_vote,
+    rm_pick,
+    schema_pick,
+)
+from robustcall.rewards._bon_run import accuracy_table, draw_all, error_table
+from robustcall.rewards._errors import classify_error
+from robustcall.rewards._eval import PairwiseResult, comparison_table, evaluate
+from robustcall.rewards._filter import keep_top, score_corpus, sft_row
+from robustcall.rewards._hf import HFClassifierScorer
+from robustcall.rewards._judge import JudgeScorer, PairVerdict, parse_verdict
+from robustcall.rewards._mutate import MUTATORS, mutate
+from robustcall.rewards._output import calls_text, output_calls
+from robustcall.rewards._prompts import JUDGE_PROMPT, TOOLRM_SYSTEM, judge_prompt, toolrm_messages
+from robustcall.rewards._reward import SCORER_HELP, load_scorer, to_toolrm_range, toolrm_reward
 from robustcall.rewards._schema import schema_reward, schema_violations
+from robustcall.rewards._scorers import BfclScorer, OutputScorer, SchemaScorer
 from robustcall.rewards._toolrl import toolrl_correctness_reward, toolrl_format_reward, toolrl_reward
+from robustcall.rewards._train import RMTrainConfig, bradley_terry_loss, load_base, pair_rows, train_reward_model
+from robustcall.rewards._traindata import obfuscate, shuffle_tool_keys
+from robustcall.rewards._types import ERROR_TYPES, TABLE1_COUNTS, ErrorType, RewardPair, table1_targets
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling)
     "schema_reward",
     "schema_violations",
     "toolrl_correctness_reward",
     "toolrl_format_reward",
     "toolrl_reward",
+    # reward models, FC-RewardBench, Best-of-n, filtering (rm branch)
+    "ERROR_TYPES",
+    "IRRELEVANCE_ERROR",
+    "JUDGE_PROMPT",
+    "MUTATORS",
+    "SCORER_HELP",
+    "TABLE1_COUNTS",
+    "TOOLRM_SYSTEM",
+    "BfclScorer",
+    "HFClassifierScorer",
+    "BonRecord",
+    "BuildStats",
+    "ErrorType",
+    "JudgeScorer",
+    "OutputScorer",
+    "PairVerdict",
+    "PairwiseResult",
+    "RMTrainConfig",
+    "RewardPair",
+    "SchemaScorer",
+    "accuracy_table",
+    "assemble",
+    "bradley_terry_loss",
+    "calls_text",
+    "canonical_sequence",
+    "classify_error",
+    "comparison_table",
+    "draw_all",
+    "draw_pool",
+    "error_table",
+    "evaluate",
+    "judge_prompt",
+    "judge_sample",
+    "keep_top",
+    "load_base",
+    "load_scorer",
+    "majority_vote",
+    "mutate",
+    "obfuscate",
+    "output_calls",
+    "pair_rows",
+    "parse_verdict",
+    "read_pairs",
+    "rm_pick",
+    "schema_pick",
+    "score_corpus",
+    "sft_row",
+    "shuffle_tool_keys",
+    "table1_targets",
+    "to_toolrm_range",
+    "toolrm_messages",
+    "toolrm_reward",
+    "train_reward_model",
 ]

@@ -20,7 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 from robustcall.core import Message, ToolCall, ToolSpec
-from robustcall.rewards import schema_reward, toolrl_correctness_reward, toolrl_format_reward
+from robustcall.rewards import (
+    load_scorer,
+    schema_reward,
+    toolrl_correctness_reward,
+    toolrl_format_reward,
+    toolrm_reward,
+)
 from robustcall.rewards._toolrl import read_calls
 
 RewardFn = Callable[..., list[float]]
@@ -68,13 +74,6 @@ def _conversation(prompt: Any) -> list[Message]:
 
 def toolrm_fn(scorer_spec: str) -> RewardFn:
     """R_ToolRM with the scorer ``load_scorer(scorer_spec)``; completions of one prompt are scored together."""
-    try:
-        from robustcall.rewards import load_scorer, toolrm_reward  # type: ignore[attr-defined,unused-ignore]
-    except ImportError as exc:
-        raise RuntimeError(
-            "the toolrm reward needs robustcall.rewards.load_scorer and toolrm_reward (the reward-model "
-            f"package); this install does not have them ({exc})"
-        ) from None
     scorer = load_scorer(scorer_spec)
 
     def toolrm(prompts: list[Any], completions: list[Any], tools: list[Any], **_: Any) -> list[float]:

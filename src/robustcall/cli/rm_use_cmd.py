@@ -1,0 +1,218 @@
+"""``robustcall rm train-data / train / best-of-n / filter``: making and using reward models."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from robustcall.cli._rm_common import (
+    close_scorer,
+    console,
+    fail,
+    load_samples,
+    make_generators,
+    make_scorer,
+    type_table,
+)
+
+SourceOpt = Annotated[
+    list[str] | None, typer.Option("--source", help="Source name (repeatable): bfcl, apibank, toolalpaca, ...")
+]
+SamplesOpt = Annotated[list[Path] | None, typer.Option("--samples", help="Release-shape sample JSONL (repeatable).")]
+DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", help="Folder laid out like ../shared/data.")]
+GeneratorOpt = Annotated[list[str] | None, typer.Option("--generator", "-g", help="Generator (repeatable).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice.")]
+SettingsOpt = Annotated[Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON).")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", help="A seeded subset of this many samples.")]
+
+
+def train_data(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Training pairs JSONL to write.")],
+    source: SourceOpt = None,
+    samples: SamplesOpt = None,
+    data_dir: DataDirOpt = None,
+    generator: GeneratorOpt = None,
+    per_generator: Annotated[int, typer.Option("--per-generator", "-k")] = 1,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.8,
+    limit: LimitOpt = None,
+    top_up: Annotated[
+        bool, typer.Option("--top-up/--no-top-up", help="Mutants for queries the pool got right.")
+    ] = False,
+    seed: SeedOpt = 0,
+    settings: SettingsOpt = None,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 4,
+) -> None:
+    """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
+    from robustcall.core import write_jsonl
+    from robustcall.rewards import BuildStats, assemble, draw_pool, obfuscate, shuffle_tool_keys
+
+    if "bfcl" in (source or []):
+        raise fail("bfcl is the benchmark's source: train on data that does not overlap it (apibank, toolalpaca, ...)")
+    picked = load_samples(source or [], data_dir, samples or [], relevant_only=True, limit=limit, seed=seed)
+    if not picked:
+        raise fail("no samples: name --source or --samples")
+    hidden = [obfuscate(s, seed) for s in picked]
+    models = make_generators(generator or [], settings, concurrency)
+    stats = BuildStats()
+
+    async def draw() -> dict[str, list[tuple[str, str]]]:
+        try:
+            return await draw_pool(
+                hidden,
+                models,
+                per_generator=per_generator,
+                temperature=temperature,
+                seed=seed,
+                concurrency=concurrency,
+                stats=stats,
+            )
+        finally:
+            for m in models:
+                await m.aclose()
+
+    pool = asyncio.run(draw()) if models else {}
+    pairs = assemble(hidden, pool, seed=seed, size=len(hidden) if top_up else None, top_up=top_up, stats=stats)
+    pairs = [shuffle_tool_keys(p, seed) for p in pairs]
+    write_jsonl(out, pairs)
+    typer.echo(type_table(pairs))
+    typer.echo(f"{len(pairs)} pairs from {len(hidden)} queries -> {out}")
+
+
+def train(
+    pairs: Annotated[Path, typer.Argument(help="Training pairs JSONL (rm train-data output).")],
+    base: Annotated[str, typer.Option("--base", help="HF causal LM (path or id) to start from.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the trained RM.")],
+    gguf: Annotated[str | None, typer.Option("--gguf", help="GGUF file in --base to dequantise.")] = None,
+    lr: Annotated[float, typer.Option("--lr")] = 1e-6,
+    epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+    scheduler: Annotated[str, typer.Option("--scheduler")] = "cosine",
+    warmup_ratio: Annotated[float, typer.Option("--warmup-ratio")] = 0.03,
+    center: Annotated[float, typer.Option("--center", help="Reward centering coefficient η.")] = 0.01,
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 8,
+    grad_accum: Annotated[int, typer.Option("--grad-accum")] = 1,
+    max_length: Annotated[int, typer.Option("--max-length")] = 4096,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: epochs).")] = -1,
+    bf16: Annotated[bool, typer.Option("--bf16/--no-bf16")] = False,
+    seed: SeedOpt = 0,
+) -> None:
+    """Train an outcome RM with TRL's RewardTrainer (Bradley-Terry + reward centering)."""
+    from robustcall.core import JsonlError
+    from robustcall.rewards import RMTrainConfig, load_base, read_pairs, train_reward_model
+
+    try:
+        rows = read_pairs(pairs)
+    except (JsonlError, OSError) as exc:
+        raise fail(str(exc)) from None
+    cfg = RMTrainConfig(
+        learning_rate=lr,
+        num_train_epochs=epochs,
+        lr_scheduler_type=scheduler,
+        warmup_ratio=warmup_ratio,
+        center_rewards_coefficient=center,
+        per_device_train_batch_size=batch_size,
+        gradient_accumulation_steps=grad_accum,
+        max_length=max_length,
+        max_steps=max_steps,
+        bf16=bf16,
+        seed=seed,
+    )
+    model, tokenizer = load_base(base, gguf)
+    history = train_reward_model(rows, out, cfg, model=model, tokenizer=tokenizer)
+    for h in history:
+        if "loss" in h:
+            typer.echo(f"step {h.get('step', '?')}: loss {h['loss']:.4f}")
+    (out / "rm_train_log.json").write_text(json.dumps(history, indent=2) + "\n", encoding="utf-8")
+
+
+def best_of_n(
+    generator: Annotated[str, typer.Option("--generator", "-g", help="The generator (one).")],
+    scorer: Annotated[list[str] | None, typer.Option("--scorer", "-s", help="RM to pick with (repeatable).")] = None,
+    source: SourceOpt = None,
+    samples: SamplesOpt = None,
+    data_dir: DataDirOpt = None,
+    n: Annotated[int, typer.Option("--n", help="Draws per sample.")] = 4,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Length cap of every draw.")] = 256,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
+    limit: LimitOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
+    seed: SeedOpt = 0,
+    settings: SettingsOpt = None,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 4,
+) -> None:
+    """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
+    from robustcall.core import write_jsonl
+    from robustcall.rewards import accuracy_table, draw_all, error_table, judge_sample
+
+    picked = load_samples(
+        source or ["bfcl"] if not samples else source or [],
+        data_dir,
+        samples or [],
+        relevant_only=False,
+        limit=limit,
+        seed=seed,
+    )
+    (model,) = make_generators([generator], settings, concurrency)
+    console.print(f"drawing 1 greedy + {n} samples for {len(picked)} samples…")
+    drawn = asyncio.run(
+        draw_all(picked, model, n=n, temperature=temperature, seed=seed, concurrency=concurrency, max_tokens=max_tokens)
+    )
+    scorers = {spec: make_scorer(spec, seed=seed, settings=settings, gold=picked) for spec in (scorer or [])}
+    try:
+        records = []
+        for s, (greedy, draws) in zip(picked, drawn, strict=True):
+            ok = [d for d in draws if d.error is None]
+            records.append(judge_sample(s, greedy.text, [d.text for d in ok], [d.logprob for d in ok], scorers))
+    finally:
+        for sc in scorers.values():
+            close_scorer(sc)
+    acc, errs = accuracy_table(records, n), error_table(records)
+    typer.echo(acc.markdown())
+    typer.echo(errs.markdown())
+    if out is not None:
+        write_jsonl(out / "best_of_n.jsonl", records)
+        for t in (acc, errs):
+            (out / f"{t.name}.md").write_text(t.markdown(), encoding="utf-8")
+            (out / f"{t.name}.csv").write_text(t.csv(), encoding="utf-8")
+
+
+def filter_cmd(
+    scorer: Annotated[str, typer.Option("--scorer", "-s", help="RM spec to rank with.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="TRL SFT JSONL to write.")],
+    source: SourceOpt = None,
+    samples: SamplesOpt = None,
+    data_dir: DataDirOpt = None,
+    fraction: Annotated[float, typer.Option("--fraction", help="Share to keep, by RM score.")] = 0.5,
+    seed: SeedOpt = 0,
+    settings: SettingsOpt = None,
+) -> None:
+    """Rank a training corpus by RM score of its targets and keep the top fraction (TRL-ready rows)."""
+    from robustcall.rewards import keep_top, score_corpus, sft_row
+
+    corpus = load_samples(source or [], data_dir, samples or [], relevant_only=True, limit=None, seed=seed)
+    if not corpus:
+        raise fail("no samples: name --source or --samples")
+    sc = make_scorer(scorer, seed=seed, settings=settings, gold=corpus)
+    try:
+        scores = score_corpus(sc, corpus)
+    finally:
+        close_scorer(sc)
+    try:
+        kept = keep_top(scores, fraction)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        for i in kept:
+            fh.write(json.dumps(sft_row(corpus[i], scores[i]), ensure_ascii=False, sort_keys=True) + "\n")
+    typer.echo(f"kept {len(kept)} of {len(corpus)} examples -> {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train-data")(train_data)
+    app.command("train")(train)
+    app.command("best-of-n")(best_of_n)
+    app.command("filter")(filter_cmd)

@@ -1,0 +1,118 @@
+"""Pairwise accuracy on FC-RewardBench (§5.1): a record counts when the chosen output is preferred.
+
+Pointwise scorers (classifiers, rules) must score chosen strictly above rejected (a tie is a miss,
+as "exceeds" in the paper); a judge must pick the chosen side of the pair, an unparseable verdict
+is a miss and is counted separately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from robustcall.core import Message, ToolSpec
+from robustcall.rewards._judge import JudgeScorer
+from robustcall.rewards._scorers import OutputScorer
+from robustcall.rewards._types import ERROR_TYPES, RewardPair
+
+if TYPE_CHECKING:
+    from robustcall.report import Table
+
+
+@dataclass
+class PairwiseResult:
+    """One scorer's accuracy, overall and per error type."""
+
+    scorer: str
+    total: int = 0
+    correct: int = 0
+    unparseable: int | None = None
+    """Judges only: verdicts naming neither side."""
+    by_type: dict[str, list[int]] = field(default_factory=dict)
+    """error type -> [records, correct]."""
+    hits: list[bool] = field(default_factory=list)
+    """Per record, in input order."""
+
+    def add(self, error_type: str, hit: bool) -> None:
+        self.total += 1
+        self.correct += int(hit)
+        cell = self.by_type.setdefault(error_type, [0, 0])
+        cell[0] += 1
+        cell[1] += int(hit)
+        self.hits.append(hit)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scorer": self.scorer,
+            "total": self.total,
+            "correct": self.correct,
+            "accuracy": self.accuracy,
+            "unparseable": self.unparseable,
+            "by_type": {
+                t: {"n": n, "correct": c, "accuracy": c / n if n else 0.0} for t, (n, c) in self.by_type.items()
+            },
+        }
+
+
+def _inputs(r: RewardPair) -> tuple[list[Message], list[ToolSpec]]:
+    conv = [Message(role=m.get("role", "user"), content=str(m.get("content", ""))) for m in r.conversation]
+    return conv, [ToolSpec.model_validate(t) for t in r.tools]
+
+
+def eval_pointwise(
+    scorer: OutputScorer, records: Sequence[RewardPair], progress: Callable[[int], None] | None = None
+) -> PairwiseResult:
+    res = PairwiseResult(scorer.name)
+    for i, r in enumerate(records):
+        conv, tools = _inputs(r)
+        chosen, rejected = scorer.score(conv, tools, [r.chosen_output, r.rejected_output])
+        res.add(r.error_type, chosen > rejected)
+        if progress is not None:
+            progress(i + 1)
+    return res
+
+
+def eval_judge(judge: JudgeScorer, records: Sequence[RewardPair]) -> PairwiseResult:
+    jobs = [(r.conversation, r.tools, r.chosen_output, r.rejected_output, r.test_id) for r in records]
+    res = PairwiseResult(judge.name, unparseable=0)
+    for r, v in zip(records, judge.compare_many(jobs), strict=True):
+        if v.side is None:
+            res.unparseable = (res.unparseable or 0) + 1
+        res.add(r.error_type, v.first_wins is True)
+    return res
+
+
+def evaluate(scorer: OutputScorer, records: Sequence[RewardPair]) -> PairwiseResult:
+    """Pairwise accuracy of any scorer (judges pairwise, the rest pointwise)."""
+    if isinstance(scorer, JudgeScorer):
+        return eval_judge(scorer, records)
+    return eval_pointwise(scorer, records)
+
+
+def comparison_table(results: Sequence[PairwiseResult], records: Sequence[RewardPair]) -> Table:
+    """Figure 1 as a table: scorers by accuracy, with per-type accuracies (Table 1's types)."""
+    from robustcall.report import Table  # matplotlib comes with report; only when a table is made
+
+    present: list[str] = [t for t in ERROR_TYPES if any(r.error_type == t for r in records)]
+    present += sorted({r.error_type for r in records} - set(ERROR_TYPES))
+    counts = {t: sum(1 for r in records if r.error_type == t) for t in present}
+    header = ["Scorer", "Accuracy", "Unparseable"] + [f"{t} (n={counts[t]})" for t in present]
+    rows = []
+    for res in sorted(results, key=lambda r: (-r.accuracy, r.scorer)):
+        cells = [res.scorer, f"{100 * res.accuracy:.2f}", "" if res.unparseable is None else str(res.unparseable)]
+        for t in present:
+            n, c = res.by_type.get(t, [0, 0])
+            cells.append(f"{100 * c / n:.1f}" if n else "")
+        rows.append(cells)
+    return Table(
+        name="fc_rewardbench",
+        title=f"FC-RewardBench pairwise accuracy (%), {len(records)} pairs",
+        header=header,
+        rows=rows,
+        notes=["A record counts when the chosen output scores strictly higher (judges: picks it)."],
+    )
