@@ -27,12 +27,16 @@ def run_cmd(
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="Finish an interrupted run."),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
+    fmt: str = typer.Option("tool_call", "--format", help="Prompt-mode action format: tool_call, react, json, bfcl."),
 ) -> None:
     """Run every task of ENV under the interface LEVEL; one trajectory per episode."""
+    from robustcall.formats import OUTPUT_FORMATS
     from robustcall.interface import MODES, run_pipe
 
     if level not in MODES:
         raise typer.BadParameter(f"--level must be one of {', '.join(MODES)}")
+    if fmt not in OUTPUT_FORMATS:
+        raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
     if order not in (0, 1, 2):
         raise typer.BadParameter("--order must be 0, 1 or 2")
     orders: tuple[Literal[1, 2], ...] = (1, 2) if level == "dual" and order == 0 else ((2,) if order == 2 else (1,))
@@ -50,6 +54,7 @@ def run_cmd(
                 seed=seed,
                 resume=resume or (o == 2 and len(orders) == 2),
                 settings=settings,
+                fmt=fmt,
                 on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
             )
         )

@@ -17,6 +17,7 @@ from typing import Literal
 
 from robustcall.core import JsonlAppender, Trajectory, read_checkpoint
 from robustcall.envs import make_env
+from robustcall.formats import OutputFormat
 from robustcall.interface._env import InterfaceEnv, Mode, NameView
 from robustcall.interface._maps import MAPS
 from robustcall.models import ChatModel, ModelRequest, ModelResponse, make_model
@@ -82,6 +83,7 @@ async def run_pipe(
     seed: int = 0,
     resume: bool = False,
     settings: Path | None = None,
+    fmt: OutputFormat = "tool_call",
     on_episode: Callable[[Trajectory], None] | None = None,
 ) -> list[Trajectory]:
     """Every task of the environment (the first ``limit``) under ``mode``; returns all trajectories."""
@@ -99,14 +101,14 @@ async def run_pipe(
     else:
         model = make_model(model_spec, mode="prompt", settings_file=settings)
     tasks = env.task_ids()[:limit]
-    config = {"env": env_name, "level": mode, "order": order, "max_steps": max_steps}
+    config = {"env": env_name, "level": mode, "order": order, "max_steps": max_steps, "format": fmt}
     try:
         with JsonlAppender(path) as sink:
             for task in tasks:
                 tid = f"{env_name}/{task}/{mode}" + (f"/order{order}" if mode == "dual" else "")
                 if tid in done:
                     continue
-                traj = await run_episode(model, env, task, seed=seed, max_steps=max_steps)
+                traj = await run_episode(model, env, task, seed=seed, max_steps=max_steps, fmt=fmt)
                 traj = traj.model_copy(update={"id": tid, "config": traj.config | config})
                 sink.write(traj)
                 done[tid] = traj
