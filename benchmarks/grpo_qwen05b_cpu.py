@@ -1,9 +1,9 @@
 """A few GRPO steps on the real embedded Qwen2.5-Coder-0.5B (dequantised from its GGUF) on CPU.
 
 Data: DR-Full of ToolRL's rlla test split (built here from ../shared/data/toolrl), the rows with
-the shortest prompts. Prints the reward per step and the step times. Rewards: ToolRL format +
-correctness (the paper's recipe). CPU settings: group size 4 (Table 16), one prompt per step,
-short completions, no KL reference model (``beta=0``, to halve memory).
+the shortest prompts among those answered by a tool call. Prints the reward per step and the
+step times. Rewards: ToolRL format + correctness (the paper's recipe). CPU settings: group size 4
+(Table 16), one prompt per step, short completions, no KL reference model (``beta=0``, to halve memory).
 
     PYTHONPATH=src python benchmarks/grpo_qwen05b_cpu.py [--steps 3] [--max-completion 64]
 """
@@ -48,6 +48,9 @@ def main() -> int:
         work = Path(tmp)
         build_dr_data([args.data], work / "dr", seed=0)
         rows = load_rows(work / "dr" / "dr_full" / "test.parquet")
+        # rows whose answer is a tool call: on the others ToolRL's correctness is 0 by definition,
+        # every completion ties and GRPO has no signal
+        rows = [r for r in rows if "<tool_call>" in r["reward_model"]["ground_truth"]]
         rows.sort(key=lambda r: len(r["prompt"][0]["content"]) + len(r["prompt"][1]["content"]))
         train = save_rows(rows[: args.steps], work / "train.parquet")
         settings = GrpoSettings(
