@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from aiohttp import web
 
@@ -20,25 +21,28 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+"""Request body -> response body of one chat completion."""
+
+
+def completion(text: str, logprob: float | None = None) -> dict[str, Any]:
+    """A chat-completion body with one choice (and one token's log-probability when given)."""
+    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if logprob is not None:
+        choice["logprobs"] = {"content": [{"token": "x", "logprob": logprob}]}
+    return {"id": "x", "object": "chat.completion", "choices": [choice]}
+
+
 @contextmanager
-def mock_openai(reply: str = "[f(a=1)]", latency_s: float = 0.0) -> Iterator[str]:
-    """Serve ``/v1/chat/completions``; yields the base URL (``http://127.0.0.1:PORT/v1``)."""
+def serve_chat(handler: Handler) -> Iterator[str]:
+    """Serve ``/v1/chat/completions`` with ``handler``; yields the base URL (``http://127.0.0.1:PORT/v1``)."""
     port = free_port()
     loop = asyncio.new_event_loop()
     started = threading.Event()
     runner_box: list[web.AppRunner] = []
 
     async def chat(request: web.Request) -> web.Response:
-        await request.json()
-        if latency_s:
-            await asyncio.sleep(latency_s)
-        return web.json_response(
-            {
-                "id": "x",
-                "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-            }
-        )
+        return web.json_response(await handler(await request.json()))
 
     async def start() -> None:
         app = web.Application()
@@ -65,6 +69,19 @@ def mock_openai(reply: str = "[f(a=1)]", latency_s: float = 0.0) -> Iterator[str
         fut.result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+
+
+@contextmanager
+def mock_openai(reply: str = "[f(a=1)]", latency_s: float = 0.0) -> Iterator[str]:
+    """Every request gets ``reply`` after ``latency_s``."""
+
+    async def fixed(body: dict[str, Any]) -> dict[str, Any]:
+        if latency_s:
+            await asyncio.sleep(latency_s)
+        return completion(reply)
+
+    with serve_chat(fixed) as url:
+        yield url
 
 
 if __name__ == "__main__":  # serve for a subprocess test: python mock_openai.py PORTFILE LATENCY
