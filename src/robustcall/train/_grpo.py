@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from robustcall.train._finish import train_and_save
 from robustcall.train._grpo_data import grpo_rows
 from robustcall.train._models import resolve_model
 from robustcall.train._rewards import DEFAULT_REWARDS, reward_functions
-
-SUMMARY = "robustcall_train.json"
 
 
 class GrpoSettings(BaseModel):
@@ -183,11 +181,7 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
         eval_dataset=datasets.Dataset.from_list(eval_rows) if eval_rows else None,
         processing_class=tokenizer,
     )
-    t0 = time.perf_counter()
-    trainer.train()
-    seconds = time.perf_counter() - t0
-    trainer.save_model(str(s.output_dir))
-    summary: dict[str, Any] = {
+    head = {
         "settings": json.loads(s.model_dump_json()),
         "model_path": model,
         "batch_plan": plan,
@@ -195,10 +189,5 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
         "processes": world_size(),
         "train_rows": len(train_rows),
         "dropped_overlong": {"train": dropped, "eval": eval_dropped},
-        "steps": trainer.state.global_step,
-        "train_seconds": seconds,
-        "log_history": trainer.state.log_history,
     }
-    if trainer.is_world_process_zero():
-        (s.output_dir / SUMMARY).write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    return summary
+    return train_and_save(trainer, s.output_dir, head)

@@ -17,17 +17,16 @@ standard examples' final answers) are trained on.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from robustcall.core import seeded_rng
+from robustcall.train._finish import train_and_save
 from robustcall.train._io import load_rows, save_rows
 from robustcall.train._models import resolve_model
 
-SUMMARY = "robustcall_train.json"
 MIX_FILE = "sft_mix.parquet"
 
 
@@ -144,18 +143,5 @@ def run_sft(s: SftSettings) -> dict[str, Any]:
     trainer = SFTTrainer(
         model=model, args=config, train_dataset=datasets.Dataset.from_list(rows), processing_class=tokenizer
     )
-    t0 = time.perf_counter()
-    trainer.train()
-    seconds = time.perf_counter() - t0
-    trainer.save_model(str(s.output_dir))
-    summary: dict[str, Any] = {
-        "settings": json.loads(s.model_dump_json()),
-        "model_path": model,
-        "mix": counts,
-        "steps": trainer.state.global_step,
-        "train_seconds": seconds,
-        "log_history": trainer.state.log_history,
-    }
-    if trainer.is_world_process_zero():
-        (s.output_dir / SUMMARY).write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    return summary
+    head = {"settings": json.loads(s.model_dump_json()), "model_path": model, "mix": counts}
+    return train_and_save(trainer, s.output_dir, head)
