@@ -12,6 +12,7 @@ from robustcall.core import (
     Sample,
     ToolCall,
     dump_record,
+    prediction_line,
     read_checkpoint,
     read_jsonl,
     seeded_rng,
@@ -114,3 +115,27 @@ def test_seeded_rng_depends_only_on_seed_and_keys():
     assert seeded_rng(0, "a", "b").random() == seeded_rng(0, "a", "b").random()
     assert seeded_rng(0, "a", "b").random() != seeded_rng(1, "a", "b").random()
     assert seeded_rng(0, "a", "b").random() != seeded_rng(0, "a", "c").random()
+
+
+@pytest.mark.parametrize(
+    "prediction",
+    [
+        Prediction(raw_output='[mutation_type.find(snp_id="rs6034464")]', latency_s=0.25),
+        Prediction(
+            raw_output='Ünïcode \u2028 \x7f and "quotes"\n',
+            tool_calls=[ToolCall(name="f", arguments={"ключ": [1, 2.5, None]})],
+            transition_injected=True,
+            pass1_raw_output="x",
+            pass1_tool_calls=[],
+        ),
+        Prediction(error="HTTP 503: busy (gave up after 4 attempts)", error_kind="infra"),
+    ],
+)
+@pytest.mark.parametrize("model", ["openai:m@http://127.0.0.1:1/v1", "", 'mod"el\u00e9'])
+def test_prediction_line_is_the_records_own_dump_byte_for_byte(prediction: Prediction, model: str):
+    sample = Sample.model_validate(RELEASE_RECORD)
+    record = PredictionRecord(**dict(sample), prediction=prediction, model=model)
+    assert prediction_line(sample, prediction, model) == dump_record(record)
+    # a record given as the sample (a subclass) takes the validating path and still agrees
+    again = PredictionRecord(**{**dict(record), "prediction": Prediction()})
+    assert prediction_line(again, prediction, model) == dump_record(record)

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from robustcall.cli._tables import summary_table
-from robustcall.core import PredictionRecord
+from robustcall.core import Prediction
 
 console = Console(stderr=True)
 
@@ -86,7 +86,7 @@ def _execute(
             ) as progress:
                 task = progress.add_task(f"{model.name} ({model.mode})", total=len(items))
 
-                def tick(_: PredictionRecord) -> None:
+                def tick(_: Prediction) -> None:
                     progress.advance(task)
 
                 t0 = time.perf_counter()

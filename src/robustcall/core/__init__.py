@@ -30,6 +30,7 @@ from robustcall.core._model import (
     ToolSpec,
     Trajectory,
     Verdict,
+    prediction_line,
 )
 from robustcall.core._paths import cache_dir
 from robustcall.core._taxonomy import (
@@ -74,6 +75,7 @@ __all__ = [
     "dump_record",
     "file_sha256",
     "iter_json_lines",
+    "prediction_line",
     "read_checkpoint",
     "read_jsonl",
     "seeded_rng",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter
 
 Component = Literal["clean", "observation", "action", "reward", "transition"]
 """The POMDP component a perturbation acts on (``clean`` for the unperturbed baseline)."""
@@ -165,6 +165,21 @@ class PredictionRecord(Sample):
 
     prediction: Prediction
     model: str = ""
+
+
+_JSON_STR = TypeAdapter(str)
+
+
+def prediction_line(sample: Sample, prediction: Prediction, model: str) -> str:
+    """The predictions-file line of ``PredictionRecord(**sample, prediction=..., model=...)``,
+    byte for byte, without building and validating that record again (the run loop's hot path):
+    the record's fields are the sample's followed by ``prediction`` and ``model``."""
+    if type(sample) is not Sample:  # a subclass carries fields of its own: take the slow, sure path
+        record = PredictionRecord(**{**dict(sample), "prediction": prediction, "model": model})
+        return record.model_dump_json(by_alias=True, exclude_none=True)
+    head = sample.model_dump_json(by_alias=True, exclude_none=True)
+    pred = prediction.model_dump_json(by_alias=True, exclude_none=True)
+    return f'{head[:-1]},"prediction":{pred},"model":{_JSON_STR.dump_json(model).decode()}}}'
 
 
 class Verdict(_Record):

@@ -64,15 +64,19 @@ _JSON = (
 )
 
 
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(x, ensure_ascii=False)`` without building an encoder per call (the run loop's hot path)."""
+
+
 def _tool_json(tools: list[ToolSpec]) -> str:
-    return json.dumps([t.model_dump(mode="json") for t in tools], ensure_ascii=False)
+    return _dumps([t.model_dump(mode="json") for t in tools])
 
 
 def _tool_blocks(tools: list[ToolSpec]) -> str:
     """ToolRL's numbered ``Name / Description / Parameters`` blocks."""
     lines = []
     for i, t in enumerate(tools, start=1):
-        params = json.dumps(t.properties(), ensure_ascii=False)
+        params = _dumps(t.properties())
         lines.append(f"{i}. Name: {t.name}\nDescription: {t.description}\nParameters: {params}")
     return "\n".join(lines)
 
@@ -104,7 +108,7 @@ def render_messages(sample: Sample, mode: Literal["fc", "prompt"]) -> list[Messa
     ``prompt``: our system prompt first (a system turn of the sample is appended to it, as upstream
     BFCL does), assistant tool calls written as text in the format, tool turns as user turns."""
     if mode == "fc":
-        return [m.model_copy() for m in sample.conversation]
+        return list(sample.conversation)  # messages are never mutated in place: no copies
     fmt = sample_format(sample)
     system = render_system_prompt(sample.tools, fmt)
     out: list[Message] = []
@@ -117,7 +121,7 @@ def render_messages(sample: Sample, mode: Literal["fc", "prompt"]) -> list[Messa
         elif m.role == "tool":
             out.append(Message(role="user", content=_observation(fmt, m.name, m.content)))
         else:
-            out.append(m.model_copy())
+            out.append(m)
     return [Message(role="system", content=system), *out]
 
 
@@ -136,14 +140,14 @@ def render_calls(calls: list[ToolCall], fmt: OutputFormat) -> str:
     if fmt == "tool_call":
         if not calls:
             return ""
-        lines = [json.dumps({"name": c.name, "parameters": c.arguments}, ensure_ascii=False) for c in calls]
+        lines = [_dumps({"name": c.name, "parameters": c.arguments}) for c in calls]
         return "<tool_call>\n" + "\n".join(lines) + "\n</tool_call>"
     if fmt == "react":
-        steps = [f"Action: {c.name}\nAction Input: {json.dumps(c.arguments, ensure_ascii=False)}" for c in calls]
+        steps = [f"Action: {c.name}\nAction Input: {_dumps(c.arguments)}" for c in calls]
         return "\n".join(steps)
     if fmt == "json":
         objs: list[dict[str, Any]] = [{"name": c.name, "parameters": c.arguments} for c in calls]
-        return json.dumps(objs[0] if len(objs) == 1 else objs, ensure_ascii=False)
+        return _dumps(objs[0] if len(objs) == 1 else objs)
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
 
 

@@ -10,6 +10,7 @@
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import json_schema
 from robustcall.models._factory import SPEC_HELP, make_model
+from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, chat_url
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
@@ -20,6 +21,9 @@ __all__ = [
     "POLICIES",
     "SPEC_HELP",
     "ChatModel",
+    "HttpClient",
+    "HttpConnectionError",
+    "HttpResponse",
     "Mode",
     "ModelRequest",
     "ModelResponse",

@@ -1,8 +1,9 @@
-"""OpenAI-compatible chat completions (vLLM, SGLang, llama.cpp server, OpenAI) over aiohttp.
+"""OpenAI-compatible chat completions (vLLM, SGLang, llama.cpp server, OpenAI).
 
-aiohttp directly rather than the openai SDK: the SDK's client collapses at high concurrency (see the
-evaluation issue). One shared ``ClientSession`` per model, keep-alive, a connector sized to the
-concurrency, and a total timeout on every request.
+Over our lean keep-alive client (``_http.py``) rather than the openai SDK or aiohttp: the SDK's
+client collapses at high concurrency (see the evaluation issue) and aiohttp's per-request CPU caps
+the harness near 0.5 of the ideal rate at C = 256 on 2 cores (docs/run.md). One connection pool per
+model, sized to the concurrency, and a total timeout on every request.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import json
 import os
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
-import aiohttp
+import orjson
 
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
+from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
 from robustcall.models._settings import ModelSettings
 
@@ -82,22 +85,27 @@ class OpenAIChatModel:
         self.url = chat_url(base_url)
         self.concurrency = max(1, concurrency)
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        self._session: aiohttp.ClientSession | None = None
+        parts = urlsplit(self.url)
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._http: HttpClient | None = None
 
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(
-                limit=self.concurrency, limit_per_host=self.concurrency, keepalive_timeout=60.0
-            )
+    def _client(self) -> HttpClient:
+        if self._http is None:
             headers = {"Content-Type": "application/json"}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
-            self._session = aiohttp.ClientSession(connector=connector, headers=headers)
-        return self._session
+            self._http = HttpClient(self.url, limit=self.concurrency, headers=headers)
+        return self._http
+
+    async def post(self, payload: bytes) -> HttpResponse:
+        """POST a JSON body to the chat endpoint once, within the settings' timeout (no retries).
+        Raises ``HttpConnectionError`` or ``TimeoutError``."""
+        return await self._client().request("POST", self._path, payload, timeout_s=self.settings.timeout_s)
 
     def request_body(self, req: ModelRequest) -> tuple[dict[str, Any], NameMap]:
         """The JSON body for ``req`` and the tool-name map used to build it."""
-        names = NameMap.for_tools(req.tools)
+        # fc mode names every tool up front (aliases in tool order); prompt mode sends no tools
+        names = NameMap.for_tools(req.tools) if self.mode == "fc" else NameMap()
         body: dict[str, Any] = {
             "model": self.model,
             "messages": openai_messages(req.messages, names),
@@ -111,7 +119,7 @@ class OpenAIChatModel:
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         body, names = self.request_body(req)
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        payload = orjson.dumps(body)
         s = self.settings
         start = time.perf_counter()
         attempt = 0
@@ -135,24 +143,21 @@ class OpenAIChatModel:
                 await _sleep(wait)
 
     async def _attempt(self, payload: bytes, names: NameMap, start: float, attempt: int) -> ModelResponse:
-        timeout = aiohttp.ClientTimeout(total=self.settings.timeout_s)
-
         def done(**kw: Any) -> ModelResponse:
             return ModelResponse(latency_s=time.perf_counter() - start, attempts=attempt, **kw)
 
         try:
-            async with self._client().post(self.url, data=payload, timeout=timeout) as resp:
-                status = resp.status
-                raw = await resp.text(errors="replace")
-                retry_after = retry_after_s(resp.headers.get("Retry-After"))
+            resp = await self.post(payload)
         except TimeoutError as exc:
             raise _Retry(f"timeout after {self.settings.timeout_s:g}s") from exc
-        except aiohttp.ClientError as exc:
-            raise _Retry(f"connection error: {type(exc).__name__}: {exc}") from exc
+        except HttpConnectionError as exc:
+            raise _Retry(f"connection error: {exc}") from exc
+        status = resp.status
+        retry_after = retry_after_s(resp.headers.get("retry-after"))
         if status == 200:
             try:
-                parsed = parse_choice(json.loads(raw), names, fc=self.mode == "fc")
-            except (json.JSONDecodeError, ValueError) as exc:
+                parsed = parse_choice(orjson.loads(resp.body), names, fc=self.mode == "fc")
+            except ValueError as exc:  # orjson.JSONDecodeError is one
                 raise _Retry(f"malformed 200 response: {exc}") from exc
             if parsed.problems:
                 return done(
@@ -162,7 +167,7 @@ class OpenAIChatModel:
                     error_kind="model_format",
                 )
             return done(text=parsed.text, tool_calls=parsed.tool_calls)
-        message = _error_message(raw)
+        message = _error_message(resp.body.decode("utf-8", errors="replace"))
         fmt = model_format_error(status, message)
         if fmt is not None:
             return done(
@@ -178,6 +183,6 @@ class OpenAIChatModel:
         )
 
     async def aclose(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
-        self._session = None
+        if self._http is not None:
+            await self._http.aclose()
+        self._http = None

@@ -15,11 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
-
 from robustcall.core import Sample, seeded_rng
 from robustcall.formats import render_calls, render_messages, sample_format
-from robustcall.models import ChatModel, ModelRequest, OpenAIChatModel
+from robustcall.models import ChatModel, HttpConnectionError, ModelRequest, OpenAIChatModel
 
 
 @dataclass(frozen=True)
@@ -51,22 +49,22 @@ def _logprob(choice: dict[str, Any]) -> float | None:
     return float(sum(float(t.get("logprob", 0.0)) for t in content if isinstance(t, dict)))
 
 
-async def _post(client: OpenAIChatModel, body: dict[str, Any], session: aiohttp.ClientSession) -> Draw:
-    timeout = aiohttp.ClientTimeout(total=client.settings.timeout_s)
+async def _post(client: OpenAIChatModel, body: dict[str, Any]) -> Draw:
+    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
     last = "no attempt"
     for _ in range(1 + client.settings.max_retries):
         try:
-            async with session.post(client.url, json=body, timeout=timeout) as resp:
-                raw = await resp.text(errors="replace")
-                if resp.status != 200:
-                    last = f"HTTP {resp.status}: {raw[:300]}"
-                    if resp.status < 500 and resp.status != 429:
-                        break
-                    continue
+            resp = await client.post(payload)
+            raw = resp.body.decode("utf-8", errors="replace")
+            if resp.status != 200:
+                last = f"HTTP {resp.status}: {raw[:300]}"
+                if resp.status < 500 and resp.status != 429:
+                    break
+                continue
             choice = json.loads(raw)["choices"][0]
             text = (choice.get("message") or {}).get("content") or ""
             return Draw(text=text, logprob=_logprob(choice))
-        except (aiohttp.ClientError, TimeoutError, json.JSONDecodeError, KeyError, IndexError) as exc:
+        except (HttpConnectionError, TimeoutError, json.JSONDecodeError, KeyError, IndexError) as exc:
             last = f"{type(exc).__name__}: {exc}"
     return Draw(text="", error=last)
 
@@ -87,18 +85,16 @@ async def sample_outputs(
     if client is not None and client.mode == "prompt":
         req = ModelRequest(messages=render_messages(sample, "prompt"), tools=sample.tools, sample=sample)
         base, _ = client.request_body(req)
-        headers = {"Authorization": f"Bearer {client._api_key}"} if client._api_key else {}
-        async with aiohttp.ClientSession(headers=headers) as session:
-            bodies = []
-            for i in range(n):
-                body = dict(base, temperature=temperature)
-                if max_tokens is not None:
-                    body["max_tokens"] = min(int(body.get("max_tokens", max_tokens)), max_tokens)
-                body["seed"] = seeded_rng(seed, sample.id, str(i)).randrange(2**31)
-                if logprobs:
-                    body["logprobs"] = True
-                bodies.append(body)
-            return list(await asyncio.gather(*(_post(client, b, session) for b in bodies)))
+        bodies = []
+        for i in range(n):
+            body = dict(base, temperature=temperature)
+            if max_tokens is not None:
+                body["max_tokens"] = min(int(body.get("max_tokens", max_tokens)), max_tokens)
+            body["seed"] = seeded_rng(seed, sample.id, str(i)).randrange(2**31)
+            if logprobs:
+                body["logprobs"] = True
+            bodies.append(body)
+        return list(await asyncio.gather(*(_post(client, b) for b in bodies)))
     fmt = sample_format(sample)
     out: list[Draw] = []
     for i in range(n):

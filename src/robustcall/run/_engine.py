@@ -8,12 +8,21 @@ nothing is answered twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from robustcall.core import JsonlAppender, Prediction, PredictionRecord, read_checkpoint, write_jsonl
+from robustcall.core import (
+    JsonlAppender,
+    Prediction,
+    PredictionRecord,
+    prediction_line,
+    read_checkpoint,
+    write_jsonl,
+)
 from robustcall.models import ChatModel
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
@@ -58,7 +67,7 @@ async def run_items(
     concurrency: int = 4,
     resume: bool = False,
     fsync: bool = False,
-    on_record: Callable[[PredictionRecord], None] | None = None,
+    on_record: Callable[[Prediction], None] | None = None,
 ) -> RunStats:
     """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record."""
     if concurrency < 1:
@@ -73,30 +82,41 @@ async def run_items(
         done, stats.dropped_for_retry = load_done(path)
     todo = [it for it in items if it.key not in done]
     stats.already_done = len(items) - len(todo)
-    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
-    for it in todo:
-        queue.put_nowait(it)
+    pending = iter(todo)  # shared by the workers; the loop is single-threaded
 
-    with JsonlAppender(path, fsync=fsync) as out:
+    # Everything alive now (the samples above all) lives through the run: freezing it keeps the
+    # cyclic GC from rescanning thousands of records on every collection (about 10% of a fast run).
+    gc.freeze()
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(gc.unfreeze)
+        out = cleanup.enter_context(JsonlAppender(path, fsync=fsync))
+        # Records finished in one event-loop turn go out in one write: at C = 256 a turn finishes
+        # dozens. A kill loses at most that turn's records, which --resume asks again.
+        lines: list[str] = []
+        loop = asyncio.get_running_loop()
+
+        def flush() -> None:
+            if lines:
+                out.write_lines(lines)
+                lines.clear()
+
+        cleanup.callback(flush)  # runs before the appender closes (last in, first out)
 
         async def worker() -> None:
-            while True:
-                try:
-                    item = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
+            for item in pending:
                 try:
                     pred = await answer(item.sample, model)
                 except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
                     pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
-                rec = PredictionRecord(**dict(item.sample), prediction=pred, model=model.name)
-                out.write(rec)
+                if not lines:  # the first record of this loop turn: write the turn's records at its end
+                    loop.call_soon(flush)
+                lines.append(prediction_line(item.sample, pred, model.name))
                 stats.answered += 1
                 if pred.error_kind == "infra":
                     stats.infra_errors += 1
                     stats.infra_ids.append(item.sample.id)
                 if on_record is not None:
-                    on_record(rec)
+                    on_record(pred)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))
     if fsync:

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import aiohttp
+from robustcall.models._http import HttpClient, HttpConnectionError
 
 
 class ServerStartError(RuntimeError):
@@ -155,16 +155,17 @@ class LlamaServer:
     async def _wait_healthy(self) -> bool:
         """Poll ``/health`` until 200; False when the process exited first (e.g. port taken)."""
         deadline = time.monotonic() + self.startup_timeout_s
-        timeout = aiohttp.ClientTimeout(total=5)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        client = HttpClient(self.base_url, limit=1)
+        try:
             while time.monotonic() < deadline:
                 if not self.running:
                     return False
-                with contextlib.suppress(aiohttp.ClientError, asyncio.TimeoutError):
-                    async with session.get(f"{self.base_url}/health") as resp:
-                        if resp.status == 200:
-                            return True
+                with contextlib.suppress(HttpConnectionError, TimeoutError):
+                    if (await client.request("GET", "/health", timeout_s=5)).status == 200:
+                        return True
                 await asyncio.sleep(0.2)
+        finally:
+            await client.aclose()
         self.stop()
         raise ServerStartError(
             f"llama-server not healthy after {self.startup_timeout_s:g}s on {self.base_url}; "
