@@ -12,11 +12,16 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from robustcall.core import Sample
+from robustcall.core import ErrorMode, Sample
 from robustcall.formats import OutputFormat
-from robustcall.score._scorer import SampleScorer, Scored
+from robustcall.formats._parse import read_tool_calls_shared
+from robustcall.score._bfcl_ast import Call
+from robustcall.score._scorer import PASSED, SampleScorer, Scored
+
+MEMO_MAX = 1 << 16
+"""Distinct texts whose calls a batch keeps for reuse (then it starts over)."""
 
 PARALLEL_MIN = 2000
 """Below this many pairs, ``processes > 1`` still scores in-process (forking costs more)."""
@@ -50,25 +55,60 @@ def default_processes() -> int:
 
 
 def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, lo: int, hi: int) -> list[Scored]:
-    """Score ``items[lo:hi]``. The cyclic garbage collector is paused meanwhile: the loop allocates
-    many small containers but no reference cycles, and each collection would walk the whole heap
-    (every loaded sample), about a fifth of the loop's time."""
-    scorers: dict[int, SampleScorer] = {}  # by id(): every sample stays alive in ``items``
+    """Score ``items[lo:hi]``.
+
+    A text that recurs in the batch (``[]``, a stock refusal, the same call under several
+    perturbations of one sample) is parsed once: its calls are kept by text (per output format)
+    when they do not depend on the sample's tools (``read_tool_calls_shared``; nothing downstream
+    mutates them), up to :data:`MEMO_MAX` texts. The cyclic garbage collector is paused meanwhile:
+    the loop allocates many small containers but no reference cycles, and each collection would
+    walk the whole heap (every loaded sample), about a fifth of the loop's time."""
+    scorers: dict[int, _Entry] = {}  # by id(): every sample stays alive in ``items``
+    memos: dict[str, dict[str, list[Call]]] = {}
     out: list[Scored] = []
     append = out.append
+    new = tuple.__new__
     paused = gc.isenabled()
     gc.disable()
     try:
         for k in range(lo, hi):
             sample, text = items[k]
-            scorer = scorers.get(id(sample))
-            if scorer is None:
-                scorer = scorers[id(sample)] = SampleScorer(sample, fmt)
-            append(scorer.score_text(text))
+            entry = scorers.get(id(sample))
+            if entry is None:
+                entry = scorers[id(sample)] = _entry(sample, fmt, memos)
+            scorer, memo, check, classify = entry
+            calls = memo.get(text)
+            if calls is None:
+                calls, shared = read_tool_calls_shared(text, scorer.fmt, sample.tools)
+                if shared:
+                    if len(memo) >= MEMO_MAX:
+                        memo.clear()
+                    memo[text] = calls
+            if check is None:
+                append(scorer.judge(text, calls))
+                continue
+            err = check(calls)  # SampleScorer.judge, inlined
+            append(PASSED if err is None else new(Scored, (False, 0.0, classify(text, calls), err)))
     finally:
         if paused:
             gc.enable()
     return out
+
+
+_Entry = tuple[
+    SampleScorer,
+    dict[str, list[Call]],
+    Callable[[list[Call]], str | None] | None,
+    Callable[[str, Sequence[Call]], ErrorMode],
+]
+"""A sample's scorer in a batch: the scorer, the memo of its output format, the BFCL checker's
+``check`` (``None`` for other methods) and the error-mode classifier."""
+
+
+def _entry(sample: Sample, fmt: OutputFormat | None, memos: dict[str, dict[str, list[Call]]]) -> _Entry:
+    scorer = SampleScorer(sample, fmt)
+    checker = scorer.checker
+    return scorer, memos.setdefault(scorer.fmt, {}), None if checker is None else checker.check, scorer.modes.classify
 
 
 def _worker(lo: int, hi: int) -> list[tuple[bool, float, str | None, str | None]]:
