@@ -131,3 +131,19 @@ def test_schema_upstream_crashes_on_is_a_checker_error_every_time() -> None:
     checker = BfclChecker("simple_python", [tool], [GoldenAnswer(name="f", acceptable={"a": [1]})])
     assert checker.check([("f", {"a": 1})]) == "checker_error:KeyError"
     assert checker.check([("f", {"a": 1})]) == "checker_error:KeyError"
+
+
+def test_a_failing_worker_is_reported(bfcl_by_id: dict[str, Sample], monkeypatch: pytest.MonkeyPatch) -> None:
+    from robustcall.score import _batch
+
+    real = _batch._score_slice
+
+    def flaky(items: Any, fmt: Any, lo: int, hi: int) -> Any:
+        if lo > 0:  # the forked worker's slice
+            raise ValueError("boom")
+        return real(items, fmt, lo, hi)
+
+    monkeypatch.setattr(_batch, "_score_slice", flaky)
+    sample = next(iter(bfcl_by_id.values()))
+    with pytest.raises(RuntimeError, match="ValueError: boom"):
+        score_texts([(sample, "[]")] * PARALLEL_MIN, "bfcl", processes=2)
