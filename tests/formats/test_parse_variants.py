@@ -249,6 +249,13 @@ def test_fast_reader_and_ast_path_agree() -> None:
         "[f(a='x(y=1)', b='[1]')]",
         "[f(a=1.)]",
         "[f(a=.5)]",
+        # flat lists of scalars; one or two calls of up to 8 arguments are read by one grouped match
+        "[f(a=[1, 'x', \"y\", None, -2.5e3, name], b=[], c=[ 1 , 2 , ])]",
+        "[f(a=1), g.h(b=[True], c='z')]",
+        "[f(a=1, b=2, c=3, d=4, e=5, g=6, h=7, i=8)]",
+        "[f(a=1, b=2, c=3, d=4, e=5, g=6, h=7, i=8, j=9)]",
+        "[f(a=1), g(b=2), h(c=[3])]",
+        "[f(), g()]",
     ]
     for text in texts:
         fast = read_calls(text)
@@ -264,5 +271,8 @@ def test_fast_reader_and_ast_path_agree() -> None:
         "[f(a='x)]",
         "[f(a='it''s')]",
         "[f(a=b.c)]",
+        "[f(a=[,])]",
+        "[f(a=[1 2])]",
+        "[f(a=1)(b=2)]",
     ]:
         assert read_calls(text) is None, text  # left to the ast path

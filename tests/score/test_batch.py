@@ -68,6 +68,38 @@ def test_read_tool_calls_equals_parse_tool_calls() -> None:
         assert read_tool_calls(text, "bfcl", tools) == want, text[:40]
 
 
+def test_read_tool_calls_shared_says_when_tools_do_not_matter() -> None:
+    from robustcall.formats._parse import read_tool_calls_shared
+
+    tools = [ToolSpec(name="f", parameters={"type": "dict", "properties": {"a": {"type": "integer"}}})]
+    texts = ["[f(a=1)]", "[]", "I cannot help with that.", "f(1)", "[f(1)]", '{"f": {"a": 1}}', "call f(a=2) now"]
+    for text in texts:
+        with_tools, shared = read_tool_calls_shared(text, "bfcl", tools)
+        assert with_tools == read_tool_calls(text, "bfcl", tools)
+        if shared:
+            assert read_tool_calls_shared(text, "bfcl", None)[0] == with_tools, text
+            assert read_tool_calls_shared(text, "bfcl", [])[0] == with_tools, text
+    # these read differently under another tool list, so a batch must not share them
+    assert not read_tool_calls_shared("[f(1)]", "bfcl", tools)[1]
+    assert not read_tool_calls_shared('{"f": {"a": 1}}', "bfcl", tools)[1]
+
+
+def test_batch_reuses_a_text_only_where_the_tools_do_not_matter(bfcl_by_id: dict[str, Sample]) -> None:
+    base = next(s for s in bfcl_by_id.values() if s.category == "simple")
+
+    def sample(sid: str, param: str) -> Sample:
+        props = {param: {"type": "integer"}}
+        tool = ToolSpec(name="f", parameters={"type": "dict", "properties": props, "required": [param]})
+        gold = GoldenAnswer(name="f", acceptable={param: [1]})
+        return base.model_copy(update={"id": sid, "tools": [tool], "golden_answers": [gold]})
+
+    a, b = sample("a", "a"), sample("b", "b")
+    pairs = [(a, "[f(1)]"), (b, "[f(1)]"), (a, "[f(a=1)]"), (b, "[f(a=1)]"), (a, "no"), (b, "no")]
+    want = [_per_record(s, t) for s, t in pairs]
+    assert [to_verdict(s, x) for (s, _), x in zip(pairs, score_texts(pairs, "bfcl"), strict=True)] == want
+    assert [v.correct for v in want] == [True, True, True, False, False, False]
+
+
 def test_checker_reused_across_calls_keeps_verdicts() -> None:
     tool = ToolSpec(
         name="f",
@@ -99,3 +131,19 @@ def test_schema_upstream_crashes_on_is_a_checker_error_every_time() -> None:
     checker = BfclChecker("simple_python", [tool], [GoldenAnswer(name="f", acceptable={"a": [1]})])
     assert checker.check([("f", {"a": 1})]) == "checker_error:KeyError"
     assert checker.check([("f", {"a": 1})]) == "checker_error:KeyError"
+
+
+def test_a_failing_worker_is_reported(bfcl_by_id: dict[str, Sample], monkeypatch: pytest.MonkeyPatch) -> None:
+    from robustcall.score import _batch
+
+    real = _batch._score_slice
+
+    def flaky(items: Any, fmt: Any, lo: int, hi: int) -> Any:
+        if lo > 0:  # the forked worker's slice
+            raise ValueError("boom")
+        return real(items, fmt, lo, hi)
+
+    monkeypatch.setattr(_batch, "_score_slice", flaky)
+    sample = next(iter(bfcl_by_id.values()))
+    with pytest.raises(RuntimeError, match="ValueError: boom"):
+        score_texts([(sample, "[]")] * PARALLEL_MIN, "bfcl", processes=2)

@@ -25,18 +25,41 @@ from typing import Any
 from robustcall.formats._types import RawCall
 
 _TOKENS = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[^\s'"\[\](){}:,=]+|\S""")
-_FLAT_VALUE = (
+_FLAT_SCALAR = (
     r"""'[^'\\\n]*+'|"[^"\\\n]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|[A-Za-z_][A-Za-z0-9_]*+"""
 )
+_FLAT_ITEM = r"(?:" + _FLAT_SCALAR + r")\s*+"
+_FLAT_VALUE = _FLAT_SCALAR + r"|\[\s*+(?:" + _FLAT_ITEM + r"(?:,\s*+" + _FLAT_ITEM + r")*+,?+\s*+)?\]"
+"""A flat value: a scalar, or a one-level list of scalars (``[1.0, 3.0]``, ``['a', b]``, ``[]``)."""
 _FLAT_ARG = r"[A-Za-z_][A-Za-z0-9_]*+\s*+=\s*+(?:" + _FLAT_VALUE + r")\s*+"
 _FLAT_CALL = (
     r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+\s*+\(\s*+"
     r"(?:" + _FLAT_ARG + r"(?:,\s*+" + _FLAT_ARG + r")*+,?+\s*+)?\)\s*+"
 )
 _FLAT = re.compile(r"\[\s*+" + _FLAT_CALL + r"(?:,\s*+" + _FLAT_CALL + r")*+,?+\s*+\]")
-"""The whole text is a flat call list: ``[f(a='x', b=1), g.h(c=True)]`` (ASCII names)."""
+"""The whole text is a flat call list: ``[f(a='x', b=1), g.h(c=[True, 2])]`` (ASCII names)."""
 _FLAT_UNITS = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*+)\s*+\(|([A-Za-z_][A-Za-z0-9_]*+)\s*+=\s*+(" + _FLAT_VALUE + ")")
 """In a flat call list: a call head ``(name, "", "")`` or an argument ``("", key, value)``."""
+_FLAT_ITEMS = re.compile(_FLAT_SCALAR)
+"""The items of a flat list value (in a validated list, every match is one whole item)."""
+_GROUP_ARGS = 8
+"""Arguments per call that :data:`_FLAT_GROUPS` reads in one match."""
+
+
+def _group_args(n: int) -> str:
+    arg = r"([A-Za-z_][A-Za-z0-9_]*+)\s*+=\s*+(" + _FLAT_VALUE + r")\s*+"
+    return arg + (r"(?:,\s*+" + _group_args(n - 1) + ")?" if n > 1 else "")
+
+
+_GROUP_CALL = (
+    r"([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)\s*+\(\s*+"
+    r"(?:" + _group_args(_GROUP_ARGS) + r",?+\s*+)?\)\s*+"
+)
+_FLAT_GROUPS = re.compile(r"\[\s*+" + _GROUP_CALL + r"(?:,\s*+" + _GROUP_CALL + r")?+,?+\s*+\]")
+""":data:`_FLAT` for one or two calls of at most :data:`_GROUP_ARGS` arguments each (most BFCL
+answers), with every name, key and value in its own group: one match reads the whole text. Groups:
+per call its name, then ``(key, value)`` pairs (``None`` past the last argument)."""
+_GROUP_SPAN = 1 + 2 * _GROUP_ARGS
 _NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CONST = {"True": True, "False": False, "None": None}
@@ -64,6 +87,11 @@ def read_calls(text: str) -> FastResult | None:
     flat = read_flat(text)
     if flat is not None:
         return FastResult([RawCall(name, args, []) for name, args in flat], "bfcl")
+    return read_tokens(text)
+
+
+def read_tokens(text: str) -> FastResult | None:
+    """:func:`read_calls` without the flat stage (for a caller that already ran :func:`read_flat`)."""
     toks: list[str] = _TOKENS.findall(text)
     toks.append("")  # sentinel: never a valid token, so running off the end bails
     nxt = iter(toks).__next__
@@ -104,7 +132,13 @@ def read_calls(text: str) -> FastResult | None:
 
 def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
     """The ``(name, arguments)`` calls of a flat call list (see :data:`_FLAT`), ``None`` for any
-    other text; values are read as :func:`_scalar` reads them."""
+    other text; values are read as :func:`_value` reads them."""
+    m = _FLAT_GROUPS.fullmatch(text)
+    if m is not None:
+        g = m.groups()
+        if g[_GROUP_SPAN] is None:
+            return [(g[0], _group_args_of(g, 1))]
+        return [(g[0], _group_args_of(g, 1)), (g[_GROUP_SPAN], _group_args_of(g, _GROUP_SPAN + 1))]
     if _FLAT.fullmatch(text) is None:
         return None
     calls: list[tuple[str, dict[str, Any]]] = []
@@ -117,11 +151,41 @@ def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
         c = v[0]
         if c == "'" or c == '"':
             args[key] = v[1:-1]
-        elif c == "-" or c.isdigit():
+        elif c == "[":
+            args[key] = [_flat_scalar(x) for x in _FLAT_ITEMS.findall(v)]
+        elif c == "-" or c <= "9":  # a digit: names start with a letter or "_"
             args[key] = float(v) if "." in v or "e" in v or "E" in v else int(v)
         else:
             args[key] = _CONST.get(v, v)
     return calls
+
+
+def _group_args_of(g: tuple[Any, ...], i: int) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for j in range(i, i + 2 * _GROUP_ARGS, 2):
+        key = g[j]
+        if key is None:
+            break
+        v = g[j + 1]
+        c = v[0]
+        if c == "'" or c == '"':
+            args[key] = v[1:-1]
+        elif c == "[":
+            args[key] = [_flat_scalar(x) for x in _FLAT_ITEMS.findall(v)]
+        elif c == "-" or c <= "9":
+            args[key] = float(v) if "." in v or "e" in v or "E" in v else int(v)
+        else:
+            args[key] = _CONST.get(v, v)
+    return args
+
+
+def _flat_scalar(v: str) -> Any:
+    c = v[0]
+    if c == "'" or c == '"':
+        return v[1:-1]
+    if c == "-" or c <= "9":
+        return float(v) if "." in v or "e" in v or "E" in v else int(v)
+    return _CONST.get(v, v)
 
 
 def _call(name: str, nxt: Next) -> tuple[RawCall, bool]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
-from robustcall.formats._fastpy import read_calls, read_flat
+from robustcall.formats._fastpy import read_flat, read_tokens
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._react import adhoc_calls, react_calls
 from robustcall.formats._scan import fenced_blocks, strip_think
@@ -102,14 +102,31 @@ def read_tool_calls(
     building ``ToolCall`` objects; anything else goes through :func:`parse_tool_calls`. Both give the
     same calls.
     """
+    return read_tool_calls_shared(text, fmt, tools)[0]
+
+
+def read_tool_calls_shared(
+    text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None
+) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    """:func:`read_tool_calls`, and whether the calls are the same for every ``tools`` (so that a
+    batch may reuse them for the same text under another sample).
+
+    ``tools`` reaches the result in three places only: positional arguments (mapped onto a schema;
+    they need a ``(``), the bare-Python variant (calls of listed tools; a ``(``) and BFCL's decoded
+    JSON shape ``{name: {...}}`` (a ``{``). The fast reader never uses them (it declines positional
+    arguments). So a text read by the fast reader, or one with neither ``(`` nor ``{``, reads the
+    same under any tool list; anything else is said to depend on it.
+    """
     if fmt == "bfcl" and "```" not in text and "<think>" not in text and "<THINK>" not in text:
         s = text.strip("`\n ").strip().strip("'")  # as bfcl_calls reads the text
         if s[:1] == "[" and s[-1:] == "]":
             flat = read_flat(s)
             if flat is not None:
-                return flat
+                return flat, True
+            if s == "[]":
+                return [], True
             try:
-                fast = read_calls(s)
+                fast = read_tokens(s)
             except RecursionError:  # parse_tool_calls reports it
                 fast = None
             if fast is not None:
@@ -119,5 +136,6 @@ def read_tool_calls(
                         break
                     out.append((c.name, c.arguments))
                 else:
-                    return out  # [] for an explicit "[]"
-    return [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
+                    return out, True  # [] for an explicit "[]"
+    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
+    return calls, "(" not in text and "{" not in text

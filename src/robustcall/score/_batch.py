@@ -9,20 +9,25 @@ that recurs in the batch reuses its :class:`SampleScorer`). :func:`to_verdict` t
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import multiprocessing
 import os
-from collections.abc import Iterable, Sequence
+import pickle
+import signal
+from collections.abc import Callable, Iterable, Sequence
+from typing import NoReturn
 
-from robustcall.core import Sample
+from robustcall.core import ErrorMode, Sample
 from robustcall.formats import OutputFormat
-from robustcall.score._scorer import SampleScorer, Scored
+from robustcall.formats._parse import read_tool_calls_shared
+from robustcall.score._bfcl_ast import Call
+from robustcall.score._scorer import PASSED, SampleScorer, Scored
+
+MEMO_MAX = 1 << 16
+"""Distinct texts whose calls a batch keeps for reuse (then it starts over)."""
 
 PARALLEL_MIN = 2000
 """Below this many pairs, ``processes > 1`` still scores in-process (forking costs more)."""
-
-_JOB: tuple[Sequence[tuple[Sample, str]], OutputFormat | None] | None = None
-"""The batch a forked worker scores a slice of (inherited through ``fork``, never pickled)."""
 
 
 def score_texts(
@@ -36,7 +41,7 @@ def score_texts(
     forked workers that inherit the batch and send back only their small results.
     """
     items = pairs if isinstance(pairs, list) else list(pairs)
-    if processes > 1 and len(items) >= PARALLEL_MIN and "fork" in multiprocessing.get_all_start_methods():
+    if processes > 1 and len(items) >= PARALLEL_MIN and hasattr(os, "fork"):
         return _score_parallel(items, fmt, processes)
     return _score_slice(items, fmt, 0, len(items))
 
@@ -50,45 +55,108 @@ def default_processes() -> int:
 
 
 def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, lo: int, hi: int) -> list[Scored]:
-    """Score ``items[lo:hi]``. The cyclic garbage collector is paused meanwhile: the loop allocates
-    many small containers but no reference cycles, and each collection would walk the whole heap
-    (every loaded sample), about a fifth of the loop's time."""
-    scorers: dict[int, SampleScorer] = {}  # by id(): every sample stays alive in ``items``
+    """Score ``items[lo:hi]``.
+
+    A text that recurs in the batch (``[]``, a stock refusal, the same call under several
+    perturbations of one sample) is parsed once: its calls are kept by text (per output format)
+    when they do not depend on the sample's tools (``read_tool_calls_shared``; nothing downstream
+    mutates them), up to :data:`MEMO_MAX` texts. The cyclic garbage collector is paused meanwhile:
+    the loop allocates many small containers but no reference cycles, and each collection would
+    walk the whole heap (every loaded sample), about a fifth of the loop's time."""
+    scorers: dict[int, _Entry] = {}  # by id(): every sample stays alive in ``items``
+    memos: dict[str, dict[str, list[Call]]] = {}
     out: list[Scored] = []
     append = out.append
+    new = tuple.__new__
     paused = gc.isenabled()
     gc.disable()
     try:
         for k in range(lo, hi):
             sample, text = items[k]
-            scorer = scorers.get(id(sample))
-            if scorer is None:
-                scorer = scorers[id(sample)] = SampleScorer(sample, fmt)
-            append(scorer.score_text(text))
+            entry = scorers.get(id(sample))
+            if entry is None:
+                entry = scorers[id(sample)] = _entry(sample, fmt, memos)
+            scorer, memo, check, classify = entry
+            calls = memo.get(text)
+            if calls is None:
+                calls, shared = read_tool_calls_shared(text, scorer.fmt, sample.tools)
+                if shared:
+                    if len(memo) >= MEMO_MAX:
+                        memo.clear()
+                    memo[text] = calls
+            if check is None:
+                append(scorer.judge(text, calls))
+                continue
+            err = check(calls)  # SampleScorer.judge, inlined
+            append(PASSED if err is None else new(Scored, (False, 0.0, classify(text, calls), err)))
     finally:
         if paused:
             gc.enable()
     return out
 
 
-def _worker(lo: int, hi: int) -> list[tuple[bool, float, str | None, str | None]]:
-    assert _JOB is not None, "a batch worker runs only in a process forked by score_texts"
-    items, fmt = _JOB
-    # plain tuples: a named tuple pickles through copyreg, about ten times slower
-    return [tuple.__new__(tuple, s) for s in _score_slice(items, fmt, lo, hi)]
+_Entry = tuple[
+    SampleScorer,
+    dict[str, list[Call]],
+    Callable[[list[Call]], str | None] | None,
+    Callable[[str, Sequence[Call]], ErrorMode],
+]
+"""A sample's scorer in a batch: the scorer, the memo of its output format, the BFCL checker's
+``check`` (``None`` for other methods) and the error-mode classifier."""
+
+
+def _entry(sample: Sample, fmt: OutputFormat | None, memos: dict[str, dict[str, list[Call]]]) -> _Entry:
+    scorer = SampleScorer(sample, fmt)
+    checker = scorer.checker
+    return scorer, memos.setdefault(scorer.fmt, {}), None if checker is None else checker.check, scorer.modes.classify
 
 
 def _score_parallel(items: list[tuple[Sample, str]], fmt: OutputFormat | None, processes: int) -> list[Scored]:
-    global _JOB
+    """Contiguous slices: the first scored here, each other one in a child made by a bare
+    ``os.fork`` (the batch is inherited, nothing pickled on the way in) that pickles its results
+    as plain tuples into a pipe and leaves with ``os._exit``. A ``multiprocessing`` pool would add
+    its start-up and shut-down (threads, queues: 10-25 ms here) to a job of about a tenth of a second."""
     n = len(items)
     cuts = [n * i // processes for i in range(processes + 1)]
-    _JOB = (items, fmt)
+    children: list[tuple[int, int]] = []
     try:
-        with multiprocessing.get_context("fork").Pool(processes - 1) as pool:
-            pending = [pool.apply_async(_worker, (cuts[i], cuts[i + 1])) for i in range(1, processes)]
-            out = _score_slice(items, fmt, cuts[0], cuts[1])
-            for job in pending:
-                out.extend(map(Scored._make, job.get()))
+        for i in range(1, processes):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                os.close(r)
+                _child(items, fmt, cuts[i], cuts[i + 1], w)
+            os.close(w)
+            children.append((pid, r))
+        out = _score_slice(items, fmt, cuts[0], cuts[1])
+        while children:
+            pid, r = children.pop(0)
+            with os.fdopen(r, "rb") as f:
+                data = f.read()
+            os.waitpid(pid, 0)
+            ok, got = pickle.loads(data) if data else (False, "the worker exited without a result")
+            if not ok:
+                raise RuntimeError(f"score_texts worker failed: {got}")
+            out.extend(map(Scored._make, got))
     finally:
-        _JOB = None
+        for pid, r in children:  # only after an error here: do not leave children behind
+            with contextlib.suppress(OSError):
+                os.close(r)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
     return out
+
+
+def _child(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, lo: int, hi: int, w: int) -> NoReturn:
+    code = 0
+    try:
+        try:
+            # plain tuples: a named tuple pickles through copyreg, about ten times slower
+            got: object = (True, [tuple.__new__(tuple, s) for s in _score_slice(items, fmt, lo, hi)])
+        except BaseException as exc:  # reported to the parent, which raises
+            got, code = (False, f"{type(exc).__name__}: {exc}"), 1
+        with os.fdopen(w, "wb") as f:
+            f.write(pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL))
+    finally:
+        os._exit(code)

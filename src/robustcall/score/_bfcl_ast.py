@@ -49,8 +49,16 @@ _NESTED = frozenset({"array", "tuple"})
 _STRIP = str.maketrans("", "", " ,./-_*^")
 
 
+_STRIP_BYTES = b" ,./-_*^"
+
+
 def standardize(s: str) -> str:
-    """Upstream's ``standardize_string``: drop spaces and ``,./-_*^``, lowercase, ``'`` -> ``"``."""
+    """Upstream's ``standardize_string``: drop spaces and ``,./-_*^``, lowercase, ``'`` -> ``"``.
+
+    ASCII text (nearly all) is stripped as bytes, where deleting characters is a C loop, about
+    three times faster than ``str.translate`` with a table; the result is the same."""
+    if s.isascii():
+        return s.encode().translate(None, _STRIP_BYTES).decode().lower().replace("'", '"')
     return s.translate(_STRIP).lower().replace("'", '"')
 
 
