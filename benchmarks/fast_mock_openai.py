@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections import deque
 
 REPLY = json.dumps(
     {
@@ -28,9 +29,35 @@ RESPONSE = (
 )
 
 
-class ChatProtocol(asyncio.Protocol):
+class Replies:
+    """Every reply is due a fixed latency after its request, so replies fall due in arrival order:
+    one FIFO and one timer at a time, not a timer per request."""
+
     def __init__(self, latency: float) -> None:
         self.latency = latency
+        self.due: deque[tuple[float, asyncio.Transport]] = deque()
+        self.timer: asyncio.TimerHandle | None = None
+
+    def add(self, transport: asyncio.Transport) -> None:
+        loop = asyncio.get_running_loop()
+        self.due.append((loop.time() + self.latency, transport))
+        if self.timer is None:
+            self.timer = loop.call_at(self.due[0][0], self.send_due)
+
+    def send_due(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        due = self.due
+        while due and due[0][0] <= now:
+            transport = due.popleft()[1]
+            if not transport.is_closing():
+                transport.write(RESPONSE)
+        self.timer = loop.call_at(due[0][0], self.send_due) if due else None
+
+
+class ChatProtocol(asyncio.Protocol):
+    def __init__(self, replies: Replies) -> None:
+        self.replies = replies
         self.buffer = b""
         self.transport: asyncio.Transport | None = None
 
@@ -39,8 +66,7 @@ class ChatProtocol(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        loop = asyncio.get_running_loop()
+        self.buffer = self.buffer + data if self.buffer else data
         while True:
             head_end = self.buffer.find(b"\r\n\r\n")
             if head_end < 0:
@@ -49,21 +75,20 @@ class ChatProtocol(asyncio.Protocol):
             length = 0
             at = head.find(b"content-length:")
             if at >= 0:
-                length = int(head[at + 15 : head.find(b"\r\n", at) if head.find(b"\r\n", at) > 0 else None])
+                eol = head.find(b"\r\n", at)
+                length = int(head[at + 15 : eol if eol > 0 else None])
             total = head_end + 4 + length
             if len(self.buffer) < total:
                 return
             self.buffer = self.buffer[total:]
-            loop.call_later(self.latency, self._reply)
-
-    def _reply(self) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(RESPONSE)
+            assert self.transport is not None
+            self.replies.add(self.transport)
 
 
 async def serve(portfile: str, latency: float, lifetime: float) -> None:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: ChatProtocol(latency), "127.0.0.1", 0, backlog=2048)
+    replies = Replies(latency)
+    server = await loop.create_server(lambda: ChatProtocol(replies), "127.0.0.1", 0, backlog=2048)
     port = server.sockets[0].getsockname()[1]
     with open(portfile, "w") as fh:
         fh.write(f"http://127.0.0.1:{port}/v1")
