@@ -56,6 +56,11 @@ def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None 
     ``tools`` (optional) maps positional arguments to parameter names and keeps the bare-Python
     fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``.
     """
+    s = _plain_bfcl_list(text) if fmt == "bfcl" else None
+    if s is not None:  # the common case, the flat canonical list or "[]": no dispatch needed
+        flat = [] if s == "[]" else read_flat(s)
+        if flat is not None:
+            return ParseResult([ToolCall(name=name, arguments=args) for name, args in flat], "bfcl", [])
     ctx = Ctx(tools={t.name: t for t in tools} if tools else {})
     body = strip_think(text)
     if not body.strip():
@@ -74,6 +79,15 @@ def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None 
     except RecursionError:
         ctx.drop("text nested too deeply to read")
     return ParseResult([], None, ctx.dropped)
+
+
+def _plain_bfcl_list(text: str) -> str | None:
+    """The bracketed list a BFCL answer is, as ``bfcl_calls`` strips it, when no fence or
+    ``<think>`` asks for the full dispatch; else ``None``."""
+    if "```" in text or "<think>" in text or "<THINK>" in text:
+        return None
+    s = text.strip("`\n ").strip().strip("'")
+    return s if s[:1] == "[" and s[-1:] == "]" else None
 
 
 def _finish(raw: RawCall, ctx: Ctx) -> ToolCall:
@@ -117,25 +131,24 @@ def read_tool_calls_shared(
     arguments). So a text read by the fast reader, or one with neither ``(`` nor ``{``, reads the
     same under any tool list; anything else is said to depend on it.
     """
-    if fmt == "bfcl" and "```" not in text and "<think>" not in text and "<THINK>" not in text:
-        s = text.strip("`\n ").strip().strip("'")  # as bfcl_calls reads the text
-        if s[:1] == "[" and s[-1:] == "]":
-            flat = read_flat(s)
-            if flat is not None:
-                return flat, True
-            if s == "[]":
-                return [], True
-            try:
-                fast = read_tokens(s)
-            except RecursionError:  # parse_tool_calls reports it
-                fast = None
-            if fast is not None:
-                out = []
-                for c in fast.calls:
-                    if c.positional:  # mapped onto the schema by parse_tool_calls
-                        break
-                    out.append((c.name, c.arguments))
-                else:
-                    return out, True  # [] for an explicit "[]"
+    s = _plain_bfcl_list(text) if fmt == "bfcl" else None
+    if s is not None:
+        flat = read_flat(s)
+        if flat is not None:
+            return flat, True
+        if s == "[]":
+            return [], True
+        try:
+            fast = read_tokens(s)
+        except RecursionError:  # parse_tool_calls reports it
+            fast = None
+        if fast is not None:
+            out = []
+            for c in fast.calls:
+                if c.positional:  # mapped onto the schema by parse_tool_calls
+                    break
+                out.append((c.name, c.arguments))
+            else:
+                return out, True  # [] for an explicit "[]"
     calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
     return calls, "(" not in text and "{" not in text
