@@ -29,9 +29,13 @@ def compiled_modules() -> list[Extension]:
         return []
     # types of third-party packages are not needed to compile (they are absent from the isolated
     # build environment): mypyc treats them as Any, as it does all non-compiled code
-    exts: list[Extension] = mypycify(
-        ["--ignore-missing-imports", "--config-file=", *COMPILED], group_name="robustcall_native"
-    )
+    try:
+        exts: list[Extension] = mypycify(
+            ["--ignore-missing-imports", "--config-file=", *COMPILED], group_name="robustcall_native"
+        )
+    except (Exception, SystemExit) as exc:  # mypyc refused the code (it exits on type errors)
+        print(f"robustcall: not compiling with mypyc ({exc!r}); the modules run as plain Python")
+        return []
     for ext in exts:
         ext.optional = True  # a failed compile leaves the pure-Python module in place
     return exts
