@@ -14,14 +14,14 @@ import gc
 import os
 import pickle
 import signal
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
-from robustcall.core import ErrorMode, Sample
+from robustcall.core import Sample
 from robustcall.formats import OutputFormat
 from robustcall.formats._parse import read_tool_calls_shared
 from robustcall.score._bfcl_ast import Call
-from robustcall.score._scorer import PASSED, SampleScorer, Scored
+from robustcall.score._scorer import SampleScorer, Scored
 
 MEMO_MAX = 1 << 16
 """Distinct texts whose calls a batch keeps for reuse (then it starts over)."""
@@ -63,11 +63,10 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
     mutates them), up to :data:`MEMO_MAX` texts. The cyclic garbage collector is paused meanwhile:
     the loop allocates many small containers but no reference cycles, and each collection would
     walk the whole heap (every loaded sample), about a fifth of the loop's time."""
-    scorers: dict[int, _Entry] = {}  # by id(): every sample stays alive in ``items``
-    memos: dict[str, dict[str, list[Call]]] = {}
+    scorers: dict[int, tuple[SampleScorer, dict[str, list[Call]]]] = {}  # by id(): samples stay alive
+    memos: dict[str, dict[str, list[Call]]] = {}  # per output format: text -> calls
     out: list[Scored] = []
     append = out.append
-    new = tuple.__new__
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -75,8 +74,9 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
             sample, text = items[k]
             entry = scorers.get(id(sample))
             if entry is None:
-                entry = scorers[id(sample)] = _entry(sample, fmt, memos)
-            scorer, memo, check, classify = entry
+                scorer = SampleScorer(sample, fmt)
+                entry = scorers[id(sample)] = (scorer, memos.setdefault(scorer.fmt, {}))
+            scorer, memo = entry
             calls = memo.get(text)
             if calls is None:
                 calls, shared = read_tool_calls_shared(text, scorer.fmt, sample.tools)
@@ -84,31 +84,11 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
                     if len(memo) >= MEMO_MAX:
                         memo.clear()
                     memo[text] = calls
-            if check is None:
-                append(scorer.judge(text, calls))
-                continue
-            err = check(calls)  # SampleScorer.judge, inlined
-            append(PASSED if err is None else new(Scored, (False, 0.0, classify(text, calls), err)))
+            append(scorer.judge(text, calls))
     finally:
         if paused:
             gc.enable()
     return out
-
-
-_Entry = tuple[
-    SampleScorer,
-    dict[str, list[Call]],
-    Callable[[list[Call]], str | None] | None,
-    Callable[[str, Sequence[Call]], ErrorMode],
-]
-"""A sample's scorer in a batch: the scorer, the memo of its output format, the BFCL checker's
-``check`` (``None`` for other methods) and the error-mode classifier."""
-
-
-def _entry(sample: Sample, fmt: OutputFormat | None, memos: dict[str, dict[str, list[Call]]]) -> _Entry:
-    scorer = SampleScorer(sample, fmt)
-    checker = scorer.checker
-    return scorer, memos.setdefault(scorer.fmt, {}), None if checker is None else checker.check, scorer.modes.classify
 
 
 def _score_parallel(items: list[tuple[Sample, str]], fmt: OutputFormat | None, processes: int) -> list[Scored]:

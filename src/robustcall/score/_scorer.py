@@ -91,16 +91,6 @@ class SampleScorer:
         alternatives = golden_mode(sample) == "any"
         self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives)
 
-    @property
-    def checker(self) -> BfclChecker | None:
-        """The prepared BFCL checker (``bfcl_ast`` samples), else ``None``."""
-        return self._checker
-
-    @property
-    def modes(self) -> ErrorModes:
-        """The error-mode classifier of this sample's incorrect predictions."""
-        return self._modes
-
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
         """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:
         the same calls as ``ToolCall``s when the caller has them (built otherwise, non-BFCL only)."""
