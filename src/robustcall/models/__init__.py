@@ -11,7 +11,7 @@ from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import json_schema
 from robustcall.models._factory import SPEC_HELP, make_model
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
-from robustcall.models._openai import OpenAIChatModel, chat_url
+from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
 from robustcall.models._settings import ModelSettings, SettingsError, load_settings
@@ -30,6 +30,7 @@ __all__ = [
     "ModelSettings",
     "OpenAIChatModel",
     "ReplayModel",
+    "RetryRequest",
     "ScriptedModel",
     "SettingsError",
     "chat_url",

@@ -12,7 +12,9 @@ import asyncio
 import json
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import orjson
@@ -25,6 +27,8 @@ from robustcall.models._settings import ModelSettings
 
 _sleep = asyncio.sleep
 """Backoff waits go through here (tests record them)."""
+
+T = TypeVar("T")
 
 RETRY_AFTER_CAP_S = 300.0
 """Longest ``Retry-After`` honoured; a server asking for more is treated as asking for this."""
@@ -55,7 +59,7 @@ def _error_message(body: str) -> str:
     return body[:2000]
 
 
-class _Retry(Exception):
+class RetryRequest(Exception):
     """An attempt failed in a way worth retrying."""
 
     def __init__(self, reason: str, wait_s: float | None = None) -> None:
@@ -119,66 +123,75 @@ class OpenAIChatModel:
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         body, names = self.request_body(req)
-        payload = orjson.dumps(body)
-        s = self.settings
         start = time.perf_counter()
+        got, attempts, gave_up = await self.send(orjson.dumps(body), lambda resp: self._read(resp, names))
+        latency = time.perf_counter() - start
+        if got is None:
+            return ModelResponse(
+                text="", tool_calls=None, error=gave_up, error_kind="infra", latency_s=latency, attempts=attempts
+            )
+        return replace(got, latency_s=latency, attempts=attempts)
+
+    async def send(self, payload: bytes, read: Callable[[HttpResponse], T]) -> tuple[T | None, int, str | None]:
+        """POST ``payload`` and ``read`` the answer, retrying with exponential backoff and jitter
+        (``Retry-After`` honoured) on timeouts, dropped connections, 429 and 5xx that are not the
+        model's own format error, and whatever ``read`` raises ``RetryRequest`` for. Returns ``(value,
+        attempts, None)``, or ``(None, attempts, why)`` once the retries are spent."""
+        s = self.settings
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await self._attempt(payload, names, start, attempt)
-            except _Retry as retry:
+                return read(await self._post_checked(payload)), attempt, None
+            except RetryRequest as retry:
                 if attempt > s.max_retries:
-                    return ModelResponse(
-                        text="",
-                        tool_calls=None,
-                        error=f"{retry.reason} (gave up after {attempt} attempts)",
-                        error_kind="infra",
-                        latency_s=time.perf_counter() - start,
-                        attempts=attempt,
-                    )
+                    return None, attempt, f"{retry.reason} (gave up after {attempt} attempts)"
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
                 await _sleep(wait)
 
-    async def _attempt(self, payload: bytes, names: NameMap, start: float, attempt: int) -> ModelResponse:
-        def done(**kw: Any) -> ModelResponse:
-            return ModelResponse(latency_s=time.perf_counter() - start, attempts=attempt, **kw)
-
+    async def _post_checked(self, payload: bytes) -> HttpResponse:
+        """One attempt; raises ``RetryRequest`` for what is worth asking again."""
         try:
             resp = await self.post(payload)
         except TimeoutError as exc:
-            raise _Retry(f"timeout after {self.settings.timeout_s:g}s") from exc
+            raise RetryRequest(f"timeout after {self.settings.timeout_s:g}s") from exc
         except HttpConnectionError as exc:
-            raise _Retry(f"connection error: {exc}") from exc
-        status = resp.status
-        retry_after = retry_after_s(resp.headers.get("retry-after"))
-        if status == 200:
+            raise RetryRequest(f"connection error: {exc}") from exc
+        if resp.status != 200 and retryable_status(resp.status):
+            message = _error_message(resp.body.decode("utf-8", errors="replace"))
+            if model_format_error(resp.status, message) is None:
+                wait = retry_after_s(resp.headers.get("retry-after"))
+                raise RetryRequest(f"HTTP {resp.status}: {message[:500]}", wait_s=wait)
+        return resp
+
+    def _read(self, resp: HttpResponse, names: NameMap) -> ModelResponse:
+        """A chat completion's text and calls, a model-format error, or an infra error."""
+        if resp.status == 200:
             try:
                 parsed = parse_choice(orjson.loads(resp.body), names, fc=self.mode == "fc")
             except ValueError as exc:  # orjson.JSONDecodeError is one
-                raise _Retry(f"malformed 200 response: {exc}") from exc
+                raise RetryRequest(f"malformed 200 response: {exc}") from exc
             if parsed.problems:
-                return done(
+                return ModelResponse(
                     text=parsed.text,
                     tool_calls=parsed.tool_calls,
                     error="; ".join(parsed.problems),
                     error_kind="model_format",
                 )
-            return done(text=parsed.text, tool_calls=parsed.tool_calls)
+            return ModelResponse(text=parsed.text, tool_calls=parsed.tool_calls)
+        status = resp.status
         message = _error_message(resp.body.decode("utf-8", errors="replace"))
         fmt = model_format_error(status, message)
         if fmt is not None:
-            return done(
+            return ModelResponse(
                 text=fmt.raw_text,
                 tool_calls=None,  # the quoted raw text, if any, goes to our own tolerant parser
                 error=f"HTTP {status}: {fmt.message[:2000]}",
                 error_kind="model_format",
             )
-        if retryable_status(status):
-            raise _Retry(f"HTTP {status}: {message[:500]}", wait_s=retry_after)
-        return done(
+        return ModelResponse(
             text="", tool_calls=None, error=f"HTTP {status} from {self.url}: {message[:2000]}", error_kind="infra"
         )
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from robustcall.core import Sample, seeded_rng
 from robustcall.formats import render_calls, render_messages, sample_format
-from robustcall.models import ChatModel, HttpConnectionError, ModelRequest, OpenAIChatModel
+from robustcall.models import ChatModel, HttpResponse, ModelRequest, OpenAIChatModel, RetryRequest
 
 
 @dataclass(frozen=True)
@@ -50,23 +50,18 @@ def _logprob(choice: dict[str, Any]) -> float | None:
 
 
 async def _post(client: OpenAIChatModel, body: dict[str, Any]) -> Draw:
-    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    last = "no attempt"
-    for _ in range(1 + client.settings.max_retries):
+    def read(resp: HttpResponse) -> Draw:
+        if resp.status != 200:  # what is worth retrying, the client has retried
+            return Draw(text="", error=f"HTTP {resp.status}: {resp.body.decode('utf-8', errors='replace')[:300]}")
         try:
-            resp = await client.post(payload)
-            raw = resp.body.decode("utf-8", errors="replace")
-            if resp.status != 200:
-                last = f"HTTP {resp.status}: {raw[:300]}"
-                if resp.status < 500 and resp.status != 429:
-                    break
-                continue
-            choice = json.loads(raw)["choices"][0]
-            text = (choice.get("message") or {}).get("content") or ""
-            return Draw(text=text, logprob=_logprob(choice))
-        except (HttpConnectionError, TimeoutError, json.JSONDecodeError, KeyError, IndexError) as exc:
-            last = f"{type(exc).__name__}: {exc}"
-    return Draw(text="", error=last)
+            choice = json.loads(resp.body)["choices"][0]
+        except (json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+            raise RetryRequest(f"malformed 200 response: {type(exc).__name__}: {exc}") from exc
+        text = (choice.get("message") or {}).get("content") or ""
+        return Draw(text=text, logprob=_logprob(choice))
+
+    draw, _, gave_up = await client.send(json.dumps(body, ensure_ascii=False).encode("utf-8"), read)
+    return draw if draw is not None else Draw(text="", error=gave_up)
 
 
 async def sample_outputs(
