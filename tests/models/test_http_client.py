@@ -196,6 +196,29 @@ def test_the_pool_never_opens_more_than_its_limit() -> None:
     run(go())
 
 
+def test_a_request_that_times_out_waiting_for_the_pool_gives_up_no_slot() -> None:
+    async def reply(n: int, w: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(0.2)
+        w.write(ok())
+
+    async def go() -> None:
+        srv = Server(reply)
+        async with srv as url:
+            client = HttpClient(url, limit=1)
+            busy = asyncio.ensure_future(client.request("POST", "/x", timeout_s=5))
+            await asyncio.sleep(0.05)  # the only connection is taken
+            with pytest.raises(TimeoutError):
+                await client.request("POST", "/x", timeout_s=0.05)
+            queued = [asyncio.ensure_future(client.request("POST", "/x", timeout_s=5)) for _ in range(2)]
+            got = await asyncio.gather(busy, *queued)
+            await client.aclose()
+        assert [r.status for r in got] == [200] * 3
+        assert srv.most_open == 1
+        assert len(srv.requests) == 3  # the request that gave up in the queue was never sent
+
+    run(go())
+
+
 def test_urls_that_are_not_http_are_refused() -> None:
     with pytest.raises(ValueError, match="not an http"):
         HttpClient("ftp://example.org/v1")

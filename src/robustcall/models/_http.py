@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections import deque
 from typing import NamedTuple, cast
 from urllib.parse import urlsplit
 
@@ -132,7 +133,8 @@ class HttpClient:
         host_header = parts.netloc.rsplit("@", 1)[-1]
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         self._head = f"Host: {host_header}\r\n{extra}".encode("latin-1")
-        self._limit = asyncio.Semaphore(max(1, limit))
+        self._free = max(1, limit)  # request slots; a slot freed while others wait goes to the first
+        self._waiting: deque[asyncio.Future[None]] = deque()
         self._idle: list[_Connection] = []
         self._closed = False
 
@@ -150,15 +152,34 @@ class HttpClient:
             len(body),
             body,
         )
-        if self._limit.locked():  # all connections busy: wait for one, within the deadline
-            async with asyncio.timeout_at(deadline):
-                await self._limit.acquire()
-        else:
-            await self._limit.acquire()
+        if self._free > 0:
+            self._free -= 1
+        else:  # all connections busy: wait for one, within the deadline
+            await self._wait_for_slot(loop, deadline)
         try:
             return await self._exchange(data, deadline)
         finally:
-            self._limit.release()
+            self._release_slot()
+
+    async def _wait_for_slot(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        # Not asyncio.Semaphore: on 3.11 its locked() scans the waiters on every call.
+        slot = loop.create_future()
+        self._waiting.append(slot)
+        try:
+            async with asyncio.timeout_at(deadline):
+                await slot
+        except BaseException:  # the timeout cancelled the wait (and with it ``slot``, if still queued)
+            if slot.done() and not slot.cancelled():
+                self._release_slot()  # handed a slot just as we gave up: pass it on
+            raise
+
+    def _release_slot(self) -> None:
+        while self._waiting:
+            slot = self._waiting.popleft()
+            if not slot.done():
+                slot.set_result(None)
+                return
+        self._free += 1
 
     async def _exchange(self, data: bytes, deadline: float) -> HttpResponse:
         while True:
