@@ -6,9 +6,11 @@ raw asyncio, fixed latency L); a bare
 aiohttp client sends the same number of requests at the same C in the same run. Goal: >= 0.85 of
 ideal at every C.
 
-Each figure is the median of ``--repeat`` trials (the 2-core machine's run-to-run spread is
-about ±10%). The harness runs with its checkpoint file and a per-record progress callback, as
-``robustcall run`` does.
+Each figure is the median of ``--repeat`` trials; ``best`` is the fastest harness trial. On the
+2-core dev machine single trials of the same code at C = 256 range over 0.7-0.9 of ideal (the host
+slows the VM at random), so the median says what a run there gets and the best what the harness can
+do when undisturbed, as ``timeit`` reads its minimum. The harness runs with its checkpoint file and
+a per-record progress callback, as ``robustcall run`` does.
 
 usage: python benchmarks/harness_throughput.py [--latency 0.05] [--conc 1,4,16,64,256] [--repeat 3]
 """
@@ -102,18 +104,17 @@ def main() -> None:
                 time.sleep(0.05)
             url = portfile.read_text()
             print(f"latency {args.latency * 1000:.0f} ms; throughput in requests/s; ratio = measured / (C/L)")
-            cols = ("C", "n", "ideal", "bare", "harness", "bare/ideal", "harness/ideal", "harness/bare")
-            print(" ".join(f"{c:>{w}}" for c, w in zip(cols, (5, 6, 8, 8, 8, 11, 14, 13), strict=True)))
+            cols = ("C", "n", "ideal", "bare", "harness", "bare/ideal", "harness/ideal", "best", "harness/bare")
+            print(" ".join(f"{c:>{w}}" for c, w in zip(cols, (5, 6, 8, 8, 8, 11, 14, 6, 13), strict=True)))
             for c in (int(x) for x in args.conc.split(",")):
                 n = max(40, 32 * c)
                 ideal = c / args.latency
                 bare = statistics.median(asyncio.run(_bare(url, n, c)) for _ in range(args.repeat))
-                harness = statistics.median(
-                    asyncio.run(_harness(url, n, c, Path(tmp) / f"run_{c}_{k}")) for k in range(args.repeat)
-                )
+                trials = [asyncio.run(_harness(url, n, c, Path(tmp) / f"run_{c}_{k}")) for k in range(args.repeat)]
+                harness, best = statistics.median(trials), max(trials)
                 print(
                     f"{c:>5} {n:>6} {ideal:>8.0f} {bare:>8.0f} {harness:>8.0f} "
-                    f"{bare / ideal:>11.2f} {harness / ideal:>14.2f} {harness / bare:>13.2f}"
+                    f"{bare / ideal:>11.2f} {harness / ideal:>14.2f} {best / ideal:>6.2f} {harness / bare:>13.2f}"
                 )
         finally:
             server.kill()
