@@ -34,6 +34,18 @@ LimitOpt = Annotated[
     int | None, typer.Option("--limit", help="Use only the first N clean samples (paired across types).")
 ]
 ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")]
+MaxTokensOpt = Annotated[
+    str,
+    typer.Option(
+        "--max-tokens",
+        help="settings (Table 15's 1,024, or the --settings file's) | gold (per benchmark/category, "
+        "2x the longest gold call list + 64 tokens, never above settings; docs/run.md)",
+    ),
+]
+OrderOpt = Annotated[
+    str,
+    typer.Option("--order", help="sample (one sample's variants back to back: prefix caches hit) | type"),
+]
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
@@ -49,19 +61,26 @@ def _execute(
     out: Path,
     resume: bool,
     settings: Path | None,
+    max_tokens: str = "settings",
+    order: str = "sample",
 ) -> None:
     from robustcall.models import make_model
-    from robustcall.run import parse_types, plan_work, run_items, write_meta
+    from robustcall.run import GoldBudget, parse_types, plan_work, run_items, write_meta
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
-    items = plan_work(bench, parse_types(types), limit)
+    if max_tokens not in ("settings", "gold"):
+        raise typer.BadParameter(f"--max-tokens must be settings or gold, got {max_tokens!r}")
+    if order not in ("sample", "type"):
+        raise typer.BadParameter(f"--order must be sample or type, got {order!r}")
+    items = plan_work(bench, parse_types(types), limit, order="sample" if order == "sample" else "type")
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
         "model": model_spec,
         "mode": mode,
         "types": types,
         "limit": limit,
+        "max_tokens": max_tokens,
     }
     previous = out / "run.json"
     if resume and previous.is_file():
@@ -76,6 +95,10 @@ def _execute(
 
     async def go() -> None:
         model = make_model(model_spec, mode=mode, settings_file=settings, concurrency=concurrency)  # type: ignore[arg-type]
+        budget = None
+        if max_tokens == "gold":
+            cap = getattr(getattr(model, "settings", None), "max_tokens", 1024)
+            budget = GoldBudget.from_samples((it.sample for it in plan_work(bench, ["clean"])), int(cap))
         try:
             with Progress(
                 TextColumn("[bold]{task.description}"),
@@ -90,7 +113,9 @@ def _execute(
                     progress.advance(task)
 
                 t0 = time.perf_counter()
-                stats = await run_items(items, model, out, concurrency=concurrency, resume=resume, on_record=tick)
+                stats = await run_items(
+                    items, model, out, concurrency=concurrency, resume=resume, on_record=tick, max_tokens=budget
+                )
                 progress.update(task, completed=len(items))
             dt = time.perf_counter() - t0
             console.print(
@@ -126,9 +151,11 @@ def register(app: typer.Typer) -> None:
         concurrency: ConcOpt = 4,
         resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
         settings: SettingsOpt = None,
+        max_tokens: MaxTokensOpt = "settings",
+        order: OrderOpt = "sample",
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings)
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, max_tokens, order)
 
     @app.command("score")
     def score_cmd(
@@ -152,12 +179,14 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--sources", help="Comma list; default bfcl, plus all with --data-dir.")
         ] = None,
         types: TypesOpt = "all",
-        limit: LimitOpt = 2,
+        limit: LimitOpt = 8,
         concurrency: ConcOpt = 1,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
+        max_tokens: MaxTokensOpt = "gold",
+        order: OrderOpt = "sample",
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
         from robustcall.perturb import build_benchmark
@@ -176,5 +205,17 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings)
+        _execute(
+            bench,
+            model,
+            mode,
+            types,
+            limit,
+            concurrency,
+            run_dir,
+            resume or has_predictions,
+            settings,
+            max_tokens,
+            order,
+        )
         _score_and_print(run_dir, False, 1000, seed)

@@ -50,18 +50,21 @@ DISPATCH: dict[OutputFormat, tuple[Variant, ...]] = {
 """Per output format, the variants in the order they are tried (the format's own first)."""
 
 
-def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None) -> ParseResult:
+def parse_tool_calls(
+    text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None, *, report: bool = True
+) -> ParseResult:
     """Calls in a model's text, read with the Appendix I variants in ``fmt``'s dispatch order.
 
     ``tools`` (optional) maps positional arguments to parameter names and keeps the bare-Python
-    fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``.
+    fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``
+    (with ``report=False`` some may be left out there; the calls are the same).
     """
     s = _plain_bfcl_list(text) if fmt == "bfcl" else None
     if s is not None:  # the common case, the flat canonical list or "[]": no dispatch needed
         flat = [] if s == "[]" else read_flat(s)
         if flat is not None:
             return ParseResult([ToolCall(name=name, arguments=args) for name, args in flat], "bfcl", [])
-    ctx = Ctx(tools={t.name: t for t in tools} if tools else {})
+    ctx = Ctx(tools={t.name: t for t in tools} if tools else {}, report=report)
     body = strip_think(text)
     if not body.strip():
         return ParseResult([], None, [])
@@ -150,5 +153,5 @@ def read_tool_calls_shared(
                 out.append((c.name, c.arguments))
             else:
                 return out, True  # [] for an explicit "[]"
-    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
+    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools, report=False).calls]
     return calls, "(" not in text and "{" not in text

@@ -113,7 +113,9 @@ class OpenAIChatModel:
             "model": self.model,
             "messages": openai_messages(req.messages, names),
             "temperature": self.settings.temperature,
-            "max_tokens": self.settings.max_tokens,
+            "max_tokens": self.settings.max_tokens
+            if req.max_tokens is None
+            else min(req.max_tokens, self.settings.max_tokens),
         }
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)

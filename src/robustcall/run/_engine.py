@@ -19,6 +19,7 @@ from robustcall.core import (
     JsonlAppender,
     Prediction,
     PredictionRecord,
+    Sample,
     prediction_line,
     read_checkpoint,
     write_jsonl,
@@ -68,8 +69,10 @@ async def run_items(
     resume: bool = False,
     fsync: bool = False,
     on_record: Callable[[Prediction], None] | None = None,
+    max_tokens: Callable[[Sample], int | None] | None = None,
 ) -> RunStats:
-    """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record."""
+    """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record.
+    ``max_tokens``: a per-sample output cap below the model's settings (e.g. ``GoldBudget``)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -105,7 +108,8 @@ async def run_items(
         async def worker() -> None:
             for item in pending:
                 try:
-                    pred = await answer(item.sample, model)
+                    cap = None if max_tokens is None else max_tokens(item.sample)
+                    pred = await answer(item.sample, model, cap)
                 except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
                     pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
                 if not lines:  # the first record of this loop turn: write the turn's records at its end
