@@ -13,6 +13,7 @@ from robustcall.models._factory import SPEC_HELP, make_model
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
+from robustcall.models._retry import BackoffLender, backoff_lender
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
 from robustcall.models._settings import ModelSettings, SettingsError, load_settings
 
@@ -20,6 +21,7 @@ __all__ = [
     "GIVE_UP_TEXT",
     "POLICIES",
     "SPEC_HELP",
+    "BackoffLender",
     "ChatModel",
     "HttpClient",
     "HttpConnectionError",
@@ -33,6 +35,7 @@ __all__ = [
     "RetryRequest",
     "ScriptedModel",
     "SettingsError",
+    "backoff_lender",
     "chat_url",
     "json_schema",
     "load_settings",

@@ -21,7 +21,13 @@ import orjson
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
-from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
+from robustcall.models._retry import (
+    backoff_lender,
+    backoff_s,
+    model_format_error,
+    retry_after_s,
+    retryable_status,
+)
 from robustcall.models._settings import ModelSettings
 
 _sleep = asyncio.sleep
@@ -151,7 +157,12 @@ class OpenAIChatModel:
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
-                await _sleep(wait)
+                lend = backoff_lender.get()
+                if lend is None:
+                    await _sleep(wait)
+                else:  # the run's place for this request serves another one while we wait
+                    async with lend():
+                        await _sleep(wait)
 
     async def _post_checked(self, payload: bytes) -> HttpResponse:
         """One attempt; raises ``RetryRequest`` for what is worth asking again."""

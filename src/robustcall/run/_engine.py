@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import gc
 import os
-from collections.abc import Callable
+from collections import deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from robustcall.core import (
     read_checkpoint,
     write_jsonl,
 )
-from robustcall.models import ChatModel
+from robustcall.models import ChatModel, backoff_lender
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
 
@@ -105,24 +106,86 @@ async def run_items(
 
         cleanup.callback(flush)  # runs before the appender closes (last in, first out)
 
-        async def worker() -> None:
-            for item in pending:
-                try:
-                    cap = None if max_tokens is None else max_tokens(item.sample)
-                    pred = await answer(item.sample, model, cap)
-                except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
-                    pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
-                if not lines:  # the first record of this loop turn: write the turn's records at its end
-                    loop.call_soon(flush)
-                lines.append(prediction_line(item.sample, pred, model.name))
-                stats.answered += 1
-                if pred.error_kind == "infra":
-                    stats.infra_errors += 1
-                    stats.infra_ids.append(item.sample.id)
-                if on_record is not None:
-                    on_record(pred)
+        # Places: ``concurrency`` items in progress at once. A request waiting out a retry backoff
+        # lends its place (``backoff_lender``): a new worker takes the next item meanwhile, and the
+        # waiting request queues for a place again when its wait is over; workers hand their place
+        # to a queued retry before they take a new item. So retries never hold places idle.
+        queued: deque[asyncio.Future[None]] = deque()  # retries whose wait is over, wanting a place
+        idle_places = 0  # places nobody holds (workers that ran out of items)
+        tasks: set[asyncio.Task[None]] = set()
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))
+        def to_queued() -> bool:
+            """Give this place to the first retry queued for one; False when none waits."""
+            while queued:
+                fut = queued.popleft()
+                if not fut.done():
+                    fut.set_result(None)
+                    return True
+            return False
+
+        def hand_over_place() -> None:
+            nonlocal idle_places
+            if not to_queued():
+                idle_places += 1
+
+        @contextlib.asynccontextmanager
+        async def lend() -> AsyncIterator[None]:
+            nonlocal idle_places
+            spawn()
+            try:
+                yield
+            finally:
+                if idle_places > 0:
+                    idle_places -= 1
+                else:
+                    fut = loop.create_future()
+                    queued.append(fut)
+                    try:
+                        await fut
+                    except BaseException:  # cancelled while queued: pass on a place handed to us
+                        if fut.done() and not fut.cancelled():
+                            hand_over_place()
+                        raise
+
+        async def worker() -> None:
+            backoff_lender.set(lend)  # this task's own context
+            try:
+                for item in pending:
+                    try:
+                        cap = None if max_tokens is None else max_tokens(item.sample)
+                        pred = await answer(item.sample, model, cap)
+                    except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
+                        pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
+                    if not lines:  # the first record of this loop turn: write the turn's records at its end
+                        loop.call_soon(flush)
+                    lines.append(prediction_line(item.sample, pred, model.name))
+                    stats.answered += 1
+                    if pred.error_kind == "infra":
+                        stats.infra_errors += 1
+                        stats.infra_ids.append(item.sample.id)
+                    if on_record is not None:
+                        on_record(pred)
+                    if queued and to_queued():  # our place went to a retry done waiting: it goes first
+                        return
+            except BaseException:
+                hand_over_place()
+                raise
+            hand_over_place()  # out of items
+
+        def spawn() -> None:
+            task = loop.create_task(worker())
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        for _ in range(min(concurrency, max(1, len(todo)))):
+            spawn()
+        try:
+            while tasks:
+                await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
     if fsync:
         os.sync()
     return stats
