@@ -135,7 +135,14 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int) -> Non
     from robustcall.run import score_run
 
     _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed)
-    Console().print(summary_table(summary, title=str(out)))
+    table = summary_table(summary, title=str(out))
+    widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
+    if widths:  # what the table rests on, so that a small run is not read as more than it is
+        table.caption = (
+            f"{summary.clean.n} clean samples (paired across types); 95% intervals "
+            f"±{100 * min(widths):.0f} to ±{100 * max(widths):.0f} points"
+        )
+    Console().print(table)
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
 

@@ -16,6 +16,9 @@ _EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
 _COLON_ARG = re.compile(r"[(,](?:\s|\\|#[^\n]*)*[^\W\d]\w*(?:\s|\\|#[^\n]*)*:")
 """What ``_colons_to_equals`` rewrites needs this: ``(`` or ``,``, a name, ``:``, with only blanks,
 line continuations and comments between (a necessary condition, checked before tokenizing)."""
+_LIST_HEAD = re.compile(r"""\[\s*(?:\]|[^\s'"\[\](){}:,=]+\s*[(=])""")
+"""How every list the fast reader reads begins: ``[`` then ``]``, or a name then ``(`` or ``=``
+(a necessary condition: text of another format is not tokenized only to be declined)."""
 _CALL_START = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(")
 
 
@@ -42,9 +45,11 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 
 def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    fast = read_calls(src)
+    fast = read_calls(src) if _LIST_HEAD.match(src) is not None else None
     if fast is not None:
         return fast.calls, fast.variant
+    if src.startswith("[<"):  # a tag: never a Python expression, with or without colons fixed
+        return [], ""
     if "(" not in src and not ctx.report:  # no call can be read, and nobody reads what is dropped
         return [], "bfcl" if src.strip() == "[]" else ""
     calls = _ast_calls(src, ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
@@ -38,6 +39,7 @@ class LocalModel:
         root: Path | None = None,
         threads: int | None = None,
         ctx_size: int = 8192,
+        server_args: Sequence[str] = (),
     ) -> None:
         status = check(root)
         if not status.ready:
@@ -60,6 +62,7 @@ class LocalModel:
             threads=threads or cpu_count(),
             ctx_size=ctx_size,
             log_dir=status.paths.logs,
+            extra_args=server_args,
         )
         self._client: OpenAIChatModel | None = None
         self._lock = asyncio.Lock()
