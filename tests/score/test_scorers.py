@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+import pytest
 
 from robustcall.core import (
     EvalConfig,
@@ -16,7 +18,8 @@ from robustcall.core import (
     ToolCall,
     ToolSpec,
 )
-from robustcall.score import check_bfcl, score_record, score_records, standardize
+from robustcall.score import MODES, GoldenModeError, check_bfcl, score_record, score_records, standardize
+from robustcall.sources import GoldenMode
 
 WEATHER = ToolSpec(
     name="get_weather",
@@ -154,6 +157,29 @@ def test_tooleyes_partial_credit_and_library_alternatives() -> None:
     assert v.correct is True
     anymode = [GoldenAnswer(name="t1"), GoldenAnswer(name="t2")]
     assert score_record(rec("tooleyes", anymode, [call("t2")], extra={"golden_mode": "any"})).correct is True
+
+
+def test_tooleyes_any_name_one_listed_tool_is_right() -> None:
+    """ToolEyes' loader lists the query's library with ``golden_mode="any_name"``: one call to any
+    listed tool is the right answer (it used to be read as "call every tool of the library")."""
+    lib = [GoldenAnswer(name="a"), GoldenAnswer(name="b"), GoldenAnswer(name="c")]
+    extra = {"golden_mode": "any_name"}
+    v = score_record(rec("tooleyes", lib, [call("b")], extra=extra))
+    assert (v.correct, v.score, v.error_mode) == (True, 1.0, None)
+    v = score_record(rec("tooleyes", lib, [call("finish"), call("a")], extra=extra))
+    assert (v.correct, v.score, v.error_mode) == (False, 0.0, "wrong")
+    assert score_record(rec("tooleyes", lib, [], raw="", extra=extra)).error_mode == "empty"
+
+
+def test_a_golden_mode_the_scorer_does_not_read_is_an_error() -> None:
+    lib = [GoldenAnswer(name="a"), GoldenAnswer(name="b")]
+    with pytest.raises(GoldenModeError, match="golden_mode 'any_nam' is not one the tooleyes scorer reads"):
+        score_record(rec("tooleyes", lib, [call("a")], extra={"golden_mode": "any_nam"}))
+    gold = bfcl_gold(city=["Paris"])
+    with pytest.raises(GoldenModeError, match="bfcl_ast"):
+        score_record(rec("bfcl_ast", [gold], [call(city="Paris")], extra={"golden_mode": "any"}))
+    # every mode a loader can emit is read by some scorer
+    assert set(get_args(GoldenMode)) <= set().union(*MODES.values())
 
 
 def test_error_modes() -> None:

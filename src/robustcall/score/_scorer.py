@@ -17,6 +17,7 @@ from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
     Judgement,
+    alternatives,
     golden_mode,
     score_apibank,
     score_exact,
@@ -80,6 +81,7 @@ class SampleScorer:
         self.sample = sample
         self.method = sample.eval_config.method
         self.fmt: OutputFormat = fmt or sample_format(sample)
+        golden_mode(sample)  # a mode this method does not read is an error, never a fallback
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
             self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
@@ -88,8 +90,7 @@ class SampleScorer:
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
         else:
             names = [g.name for g in sample.golden_answers]
-        alternatives = golden_mode(sample) == "any"
-        self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives)
+        self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives(sample))
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
         """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:
