@@ -92,9 +92,8 @@ def test_a_reader_without_preference_has_interface_reliance_one_in_every_environ
 
 
 def test_the_random_reader_follows_the_mentions() -> None:
-    from robustcall.interface._run import mentions
-
     from robustcall.core import EvalConfig, Message, Sample, SourceInfo, ToolSpec
+    from robustcall.interface._run import mentions
 
     sample = Sample(
         id="s", benchmark="maze", category="multi_turn", source=SourceInfo(original_id="s", benchmark="maze"),
@@ -181,7 +180,7 @@ def test_every_step_records_legacy_and_family(
 
 # ---- 4. --env package.module:Class for PIPE ------------------------------------------------------
 
-_OWN_ENV = '''
+_OWN_ENV = """
 from robustcall.envs import MazeEnv
 
 
@@ -195,7 +194,7 @@ class SmallMaze(MazeEnv):
 
 class NoMap(SmallMaze):
     synonyms = None
-'''
+"""
 
 
 def test_pipe_runs_an_environment_of_your_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,7 +208,9 @@ def test_pipe_runs_an_environment_of_your_own(tmp_path: Path, monkeypatch: pytes
     line = json.loads((tmp_path / "own" / "trajectories.jsonl").read_text().splitlines()[0])
     assert line["config"]["interface_map"][0] == ["move_up", "climb"]
     assert {s["action"]["name"] for s in line["steps"]} <= {"climb", "descend", "port", "starboard"}
-    (tmp_path / "map.json").write_text(json.dumps({"move_up": "u", "move_down": "d", "move_left": "l", "move_right": "r"}))
+    (tmp_path / "map.json").write_text(
+        json.dumps({"move_up": "u", "move_down": "d", "move_left": "l", "move_right": "r"})
+    )
     r = runner.invoke(app, [*base, "--env", "own_env_pipe:NoMap", "--map", "map.json", "--out", "mapped"])
     assert r.exit_code == 0, r.output
     rep = runner.invoke(app, ["pipe", "report", "own", "mapped"])
