@@ -48,13 +48,16 @@ def rec(
     extra: dict[str, Any] | None = None,
     tools: list[ToolSpec] | None = None,
     error_kind: Any = None,
+    meta: dict[str, Any] | None = None,
 ) -> PredictionRecord:
     return PredictionRecord(
         id="s1",
         benchmark="b",
         category=category,
         source=SourceInfo(original_id="1", benchmark="b", extra=extra or {}),
-        perturbation=PerturbationInfo(type="clean" if component == "clean" else "t", mdp_category=component),
+        perturbation=PerturbationInfo(
+            type="clean" if component == "clean" else "t", mdp_category=component, metadata=meta or {}
+        ),
         conversation=[Message(role="user", content="q")],
         tools=tools or [WEATHER, CHEAP],
         golden_answers=golden,
@@ -187,11 +190,31 @@ def test_error_modes() -> None:
     assert score_record(rec("apibank", gold, [], raw="  \n")).error_mode == "empty"
     assert score_record(rec("apibank", gold, [], raw="the tool failed, try later")).error_mode == "omitted"
     distractor = [call("get_weather_fast_cheap", city="Paris")]
-    assert score_record(rec("apibank", gold, distractor, component="reward")).error_mode == "name_bias"
+    picked = {"distractor": "get_weather_fast_cheap"}
+    assert score_record(rec("apibank", gold, distractor, component="reward", meta=picked)).error_mode == "name_bias"
     assert score_record(rec("apibank", gold, distractor, component="observation")).error_mode == "wrong"
     assert score_record(rec("apibank", gold, [call(city="Lyon")])).error_mode == "param_mismatch"
     assert score_record(rec("apibank", gold, [call(city="Paris"), call(city="Paris")])).error_mode == "other"
     assert score_record(rec("apibank", gold, [call(city="Paris")])).error_mode is None
+
+
+def test_name_bias_only_when_the_distractor_was_picked() -> None:
+    """Appendix L: name bias = under a Reward perturbation the model picked the distractor. Any other
+    wrong name under Reward is ``wrong``, as it is elsewhere."""
+    gold = [GoldenAnswer(name="get_weather", parameters={"city": "Paris"})]
+    picked = {"distractor": "get_weather_fast_cheap"}
+    distractor = [call("get_weather_fast_cheap", city="Paris")]
+    other = [call("get_forecast", city="Paris")]
+    assert score_record(rec("apibank", gold, other, component="reward", meta=picked)).error_mode == "wrong"
+    assert score_record(rec("apibank", gold, distractor, component="reward")).error_mode == "wrong"  # none listed
+    listed = {"distractor": ["x", "get_weather_fast_cheap"]}
+    assert score_record(rec("apibank", gold, distractor, component="reward", meta=listed)).error_mode == "name_bias"
+    both = [*other, *distractor]
+    assert score_record(rec("apibank", gold, both, component="reward", meta=picked)).error_mode == "name_bias"
+    # not under Action: a same-name decoy shares the golden name, a wrong name there is just wrong
+    assert score_record(rec("apibank", gold, distractor, component="action", meta=picked)).error_mode == "wrong"
+    v = score_record(rec("bfcl_ast", [bfcl_gold(city=["Paris"])], distractor, component="reward", meta=picked))
+    assert v.error_mode == "name_bias"
 
 
 def test_infra_errors_are_excluded_not_scored() -> None:

@@ -42,6 +42,17 @@ def schema_tools(sample: Sample) -> list[ToolSpec]:
     return sample.tools
 
 
+def distractors(sample: Sample) -> list[str]:
+    """The distractor names a Reward perturbation put among the tools (``metadata["distractor"]``, a
+    name or a list of names), whose choice is Appendix L's ``name_bias``."""
+    got = sample.perturbation.metadata.get("distractor")
+    if isinstance(got, str):
+        return [got]
+    if isinstance(got, list):
+        return [str(n) for n in got]
+    return []
+
+
 def score_bfcl(sample: Sample, calls: list[ToolCall]) -> Judgement:
     """Upstream BFCL's AST checker semantics (see :mod:`robustcall.score._bfcl_ast`)."""
     err = check_bfcl(sample.category, schema_tools(sample), calls, sample.golden_answers)
@@ -90,7 +101,9 @@ class SampleScorer:
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
         else:
             names = [g.name for g in sample.golden_answers]
-        self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives(sample))
+        self._modes = ErrorModes(
+            names, sample.perturbation.mdp_category, alternatives=alternatives(sample), distractors=distractors(sample)
+        )
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
         """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:
