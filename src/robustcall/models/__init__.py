@@ -15,9 +15,11 @@ from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
 from robustcall.models._settings import ModelSettings, SettingsError, load_settings
+from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
 
 __all__ = [
     "GIVE_UP_TEXT",
+    "KEEP",
     "POLICIES",
     "SPEC_HELP",
     "ChatModel",
@@ -33,10 +35,13 @@ __all__ = [
     "RetryRequest",
     "ScriptedModel",
     "SettingsError",
+    "TextModel",
+    "TextModelError",
     "chat_url",
     "json_schema",
     "load_settings",
     "make_model",
+    "openai_endpoint",
     "policy",
     "tool_parameters",
 ]
