@@ -9,7 +9,7 @@
 """
 
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
-from robustcall.models._convert import json_schema, tool_parameters
+from robustcall.models._convert import json_schema, tool_parameters, unwire_calls
 from robustcall.models._factory import OPENAI_DEFAULT_BASE_URL, SPEC_HELP, check_spec, make_model, resolve_base_url
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
@@ -44,4 +44,5 @@ __all__ = [
     "policy",
     "resolve_base_url",
     "tool_parameters",
+    "unwire_calls",
 ]
