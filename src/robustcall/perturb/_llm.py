@@ -83,11 +83,13 @@ class RewriteCache:
 
 def model_specs(values: list[str], base_url: str | None = None) -> tuple[str, dict[Family, str]]:
     """``--llm-model`` values (``SPEC`` for every family, ``FAMILY=SPEC`` for one) -> the default spec
-    and the per-family ones. A bare model name with ``base_url`` becomes ``openai:<name>@<base_url>``.
-    Raises ``ValueError`` when no default is given or a family is unknown."""
+    and the per-family ones. With ``base_url``, a bare model name or ``openai/<name>`` becomes
+    ``openai:<name>@<base_url>``. Raises ``ValueError`` when no default is given or a family is unknown."""
 
     def spec(text: str) -> str:
-        return f"openai:{text}@{base_url}" if base_url and ":" not in text else text
+        if not base_url or text == "local" or ":" in text:
+            return text
+        return f"openai:{text.removeprefix('openai/')}@{base_url}"
 
     default: str | None = None
     per: dict[Family, str] = {}
