@@ -156,6 +156,8 @@ def test_model_specs() -> None:
         {"typos": "openai:gpt-4o-mini@https://api.example/v1"},
     )
     assert model_specs(["local"]) == ("local", {})
+    assert model_specs(["openai/m"], "http://127.0.0.1:8000/v1")[0] == "openai:m@http://127.0.0.1:8000/v1"
+    assert model_specs(["openai/m"]) == ("openai/m", {})  # then OPENAI_BASE_URL or OpenAI's API
     with pytest.raises(ValueError, match="unknown rewriter family 'typo'"):
         model_specs(["typo=local"])
     with pytest.raises(ValueError, match="needs --llm-model"):

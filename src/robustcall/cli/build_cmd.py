@@ -120,15 +120,13 @@ def register_audit(app: typer.Typer) -> None:
         import json
 
         from robustcall.models import SettingsError, TextModel
+        from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
 
         client = None
         if judge_model:
-            spec = (
-                f"openai:{judge_model}@{judge_base_url}" if judge_base_url and ":" not in judge_model else judge_model
-            )
             try:
-                client = TextModel(spec, settings_file=judge_settings)
+                client = TextModel(model_specs([judge_model], judge_base_url)[0], settings_file=judge_settings)
             except (ValueError, SettingsError) as exc:
                 raise typer.BadParameter(str(exc)) from None
         try:
