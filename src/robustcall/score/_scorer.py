@@ -17,6 +17,7 @@ from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
     Judgement,
+    alternatives,
     golden_mode,
     score_apibank,
     score_exact,
@@ -39,6 +40,17 @@ def schema_tools(sample: Sample) -> list[ToolSpec]:
     if isinstance(pos, int) and 0 <= pos < len(sample.tools) and sample.tools[pos].name == name:
         return sample.tools[:pos] + sample.tools[pos + 1 :]
     return sample.tools
+
+
+def distractors(sample: Sample) -> list[str]:
+    """The distractor names a Reward perturbation put among the tools (``metadata["distractor"]``, a
+    name or a list of names), whose choice is Appendix L's ``name_bias``."""
+    got = sample.perturbation.metadata.get("distractor")
+    if isinstance(got, str):
+        return [got]
+    if isinstance(got, list):
+        return [str(n) for n in got]
+    return []
 
 
 def score_bfcl(sample: Sample, calls: list[ToolCall]) -> Judgement:
@@ -80,6 +92,7 @@ class SampleScorer:
         self.sample = sample
         self.method = sample.eval_config.method
         self.fmt: OutputFormat = fmt or sample_format(sample)
+        golden_mode(sample)  # a mode this method does not read is an error, never a fallback
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
             self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
@@ -88,8 +101,9 @@ class SampleScorer:
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
         else:
             names = [g.name for g in sample.golden_answers]
-        alternatives = golden_mode(sample) == "any"
-        self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives)
+        self._modes = ErrorModes(
+            names, sample.perturbation.mdp_category, alternatives=alternatives(sample), distractors=distractors(sample)
+        )
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
         """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:
