@@ -155,11 +155,11 @@ def test_long_answers_are_parsed_off_the_event_loop(tmp_path: Path, monkeypatch:
     seen: list[bool] = []
     real = answer_mod.read_calls
 
-    def slow_read(response: Any, fmt: Any, sample: Any) -> Any:
+    def slow_read(response: Any, *rest: Any) -> Any:
         if len(response.text) > answer_mod.OFF_LOOP_CHARS:
             started.set()
             seen.append(ticked.wait(10))  # only set if the loop runs meanwhile
-        return real(response, fmt, sample)
+        return real(response, *rest)
 
     monkeypatch.setattr(answer_mod, "read_calls", slow_read)
     long_text = "[f(a=1)]" + " " * 50_000

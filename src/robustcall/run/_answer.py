@@ -13,7 +13,7 @@ import asyncio
 from robustcall.core import ErrorKind, Message, Prediction, Sample, ToolCall, type_info
 from robustcall.faults import transition_injector
 from robustcall.formats import OutputFormat, calls_refusal, parse_tool_calls, render_messages, sample_format
-from robustcall.models import ChatModel, ModelRequest, ModelResponse
+from robustcall.models import ChatModel, Mode, ModelRequest, ModelResponse, unwire_calls
 
 output_format = sample_format
 """The output format the sample's source benchmark expects (Table 3)."""
@@ -34,29 +34,33 @@ def observation_turn(fmt: OutputFormat, call: ToolCall, text: str) -> Message:
     return Message(role="user", content=body)
 
 
-def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample) -> list[ToolCall]:
-    """Structured calls when the backend gave them, else calls parsed from the text."""
-    return read_calls(response, fmt, sample)[0]
+def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt") -> list[ToolCall]:
+    """Structured calls when the backend gave them, else calls parsed from the text; in ``fc`` mode
+    (text a server refused and quoted) the tools' wire aliases are read back as their names."""
+    return read_calls(response, fmt, sample, mode)[0]
 
 
-def read_calls(response: ModelResponse, fmt: OutputFormat, sample: Sample) -> tuple[list[ToolCall], str | None]:
+def read_calls(
+    response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt"
+) -> tuple[list[ToolCall], str | None]:
     """:func:`calls_of`, and why none could be read when the text or the structured arguments are
     past the parser's bounds or unreadable (a model-format error: scored as no call)."""
     if response.tool_calls is not None:
         why = calls_refusal([c.arguments for c in response.tool_calls])
         return ([], why) if why is not None else (list(response.tool_calls), None)
     got = parse_tool_calls(response.text, fmt, sample.tools)
-    return got.calls, got.refused
+    calls = got.calls
+    return (unwire_calls(calls, sample.tools) if mode == "fc" and calls else calls), got.refused
 
 
 async def read_calls_async(
-    response: ModelResponse, fmt: OutputFormat, sample: Sample
+    response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt"
 ) -> tuple[list[ToolCall], str | None]:
     """:func:`read_calls`; a long text is parsed in a worker thread so that the event loop (the
     other requests of the run) keeps going meanwhile."""
     if response.tool_calls is None and len(response.text) > OFF_LOOP_CHARS:
-        return await asyncio.to_thread(read_calls, response, fmt, sample)
-    return read_calls(response, fmt, sample)
+        return await asyncio.to_thread(read_calls, response, fmt, sample, mode)
+    return read_calls(response, fmt, sample, mode)
 
 
 OFF_LOOP_CHARS = 20_000
@@ -86,7 +90,7 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
     first = await model.complete(ModelRequest(messages=messages, tools=sample.tools, sample=sample))
     if first.error_kind == "infra":
         return _failed(first)
-    calls, why = await read_calls_async(first, fmt, sample)
+    calls, why = await read_calls_async(first, fmt, sample, model.mode)
     error, kind = _unreadable(first.error, first.error_kind, why)
     code = sample.perturbation.type
     if type_info(code).component != "transition":
@@ -123,7 +127,7 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
     )
     if second.error_kind == "infra":
         return _failed(second)
-    calls2, why2 = await read_calls_async(second, fmt, sample)
+    calls2, why2 = await read_calls_async(second, fmt, sample, model.mode)
     error2, kind2 = _unreadable(second.error, second.error_kind, why2)
     return Prediction(
         raw_output=second.text,
