@@ -106,10 +106,13 @@ def _execute(
     asyncio.run(go())
 
 
-def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int) -> None:
+def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:
+    from robustcall.metrics import RESAMPLINGS
     from robustcall.run import score_run
 
-    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed)
+    if resampling not in RESAMPLINGS:
+        raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
     Console().print(summary_table(summary, title=str(out)))
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
@@ -134,11 +137,18 @@ def register(app: typer.Typer) -> None:
     def score_cmd(
         run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
         reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
-        resamples: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 1000,
+        resamples: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")] = 10_000,
         seed: Annotated[int, typer.Option("--seed")] = 0,
+        resampling: Annotated[
+            str,
+            typer.Option(
+                "--resampling",
+                help="Half-widths: per-sample (the paper's) or clustered (source samples resampled together).",
+            ),
+        ] = "per-sample",
     ) -> None:
         """Score a run deterministically: OUT/scores.jsonl, OUT/summary.json and a table."""
-        _score_and_print(run_dir, reparse, resamples, seed)
+        _score_and_print(run_dir, reparse, resamples, seed, resampling)
 
     @app.command("bench")
     def bench_cmd(
@@ -177,4 +187,4 @@ def register(app: typer.Typer) -> None:
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
         _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings)
-        _score_and_print(run_dir, False, 1000, seed)
+        _score_and_print(run_dir, False, 10_000, seed)

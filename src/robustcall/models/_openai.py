@@ -117,6 +117,10 @@ class OpenAIChatModel:
         }
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
+            if self.settings.tool_choice is not None:
+                body["tool_choice"] = self.settings.tool_choice
+            if self.settings.parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = self.settings.parallel_tool_calls
         body.update(self.settings.extra_body)
         return body, names
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from robustcall.core import PredictionRecord, Verdict, read_checkpoint, write_jsonl
 from robustcall.formats import parse_tool_calls
-from robustcall.metrics import Summary, summarize
+from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, summarize
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
 from robustcall.score import score_records
@@ -34,7 +34,12 @@ def reparse(rec: PredictionRecord) -> PredictionRecord:
 
 
 def score_run(
-    run_dir: Path, *, reparse_text: bool = False, resamples: int = 1000, seed: int = 0
+    run_dir: Path,
+    *,
+    reparse_text: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    resampling: Resampling = "per-sample",
 ) -> tuple[list[Verdict], Summary]:
     """Score every record of a run, write ``scores.jsonl`` and ``summary.json``, return both."""
     path = run_dir / PREDICTIONS
@@ -44,7 +49,7 @@ def score_run(
     if reparse_text:
         records = [reparse(r) for r in records]
     verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
-    summary = summarize(verdicts, resamples=resamples, seed=seed)
+    summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     write_jsonl(run_dir / SCORES, verdicts)
     (run_dir / SUMMARY).write_text(summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary
