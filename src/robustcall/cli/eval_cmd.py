@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from robustcall.cli._tables import summary_table
 from robustcall.core import Prediction
+from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 console = Console(stderr=True)
 
@@ -22,8 +23,13 @@ ModelOpt = Annotated[
     str,
     typer.Option(
         "--model",
-        help="local | openai:<model>@<base_url> | replay:<predictions.jsonl> | scripted:<policy>",
+        help="local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
+        "replay:<predictions.jsonl> | scripted:<policy>",
     ),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
 ]
 ModeOpt = Annotated[
     str | None,
@@ -49,16 +55,22 @@ def _execute(
     out: Path,
     resume: bool,
     settings: Path | None,
+    base_url: str | None = None,
 ) -> None:
-    from robustcall.models import make_model
+    from robustcall.models import check_spec, make_model
     from robustcall.run import parse_types, plan_work, run_items, write_meta
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
+    try:
+        check_spec(model_spec, base_url)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     items = plan_work(bench, parse_types(types), limit)
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
         "model": model_spec,
+        "base_url": base_url,
         "mode": mode,
         "types": types,
         "limit": limit,
@@ -66,7 +78,7 @@ def _execute(
     previous = out / "run.json"
     if resume and previous.is_file():
         before = json.loads(previous.read_text())
-        changed = [k for k in ("bench", "model", "mode") if before.get(k) != meta[k]]
+        changed = [k for k in ("bench", "model", "base_url", "mode") if before.get(k) != meta[k]]
         if changed:
             raise typer.BadParameter(
                 f"{out} holds a run with different {', '.join(changed)}: "
@@ -75,7 +87,13 @@ def _execute(
     write_meta(out, meta)
 
     async def go() -> None:
-        model = make_model(model_spec, mode=mode, settings_file=settings, concurrency=concurrency)  # type: ignore[arg-type]
+        model = make_model(
+            model_spec,
+            mode=mode,  # type: ignore[arg-type]
+            settings_file=settings,
+            concurrency=concurrency,
+            base_url=base_url,
+        )
         try:
             with Progress(
                 TextColumn("[bold]{task.description}"),
@@ -126,12 +144,13 @@ def register(app: typer.Typer) -> None:
         mode: ModeOpt = None,
         types: TypesOpt = "all",
         limit: LimitOpt = None,
-        concurrency: ConcOpt = 4,
+        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
         resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
         settings: SettingsOpt = None,
+        base_url: BaseUrlOpt = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings)
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, base_url)
 
     @app.command("score")
     def score_cmd(
@@ -163,11 +182,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         types: TypesOpt = "all",
         limit: LimitOpt = 2,
-        concurrency: ConcOpt = 1,
+        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
+        base_url: BaseUrlOpt = None,
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
         from robustcall.perturb import build_benchmark
@@ -186,5 +206,5 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings)
+        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, base_url)
         _score_and_print(run_dir, False, 10_000, seed)

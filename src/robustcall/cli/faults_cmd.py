@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.console import Console
 
+from robustcall.models._settings import DEFAULT_CONCURRENCY
+
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
     from robustcall.faults import FaultyEnv
@@ -50,7 +52,9 @@ EnvOpt = Annotated[
 DataOpt = Annotated[
     Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
 ]
-ModelOpt = Annotated[str, typer.Option("--model", help="local | openai:<model>@<base_url> | scripted:<policy>")]
+ModelOpt = Annotated[
+    str, typer.Option("--model", help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy>")
+]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only the first N tasks.")]
@@ -60,6 +64,9 @@ ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (defau
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", help="Episodes in flight at once.")]
+BaseUrlOpt = Annotated[
+    str | None, typer.Option("--base-url", help="Base URL for an openai/<model> spec (else $OPENAI_BASE_URL).")
+]
 
 
 def _floats(text: str, what: str) -> list[float]:
@@ -85,6 +92,7 @@ def _execute(
     concurrency: int,
     data: Path | None,
     sticky: bool | None = None,
+    base_url: str | None = None,
 ) -> None:
     from robustcall.faults import load_profile
     from robustcall.faults._bench import load_env, run_faults
@@ -114,7 +122,10 @@ def _execute(
         raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
     chosen = chosen[:limit] if limit is not None else chosen
     seed_list = [int(x) for x in _floats(seeds, "--seeds")]
-    chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency)
+    try:
+        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
@@ -187,9 +198,10 @@ def run(
     mode: ModeOpt = None,
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
-    concurrency: ConcOpt = 1,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
     data: DataOpt = None,
     sticky: StickyOpt = None,
+    base_url: BaseUrlOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
@@ -199,7 +211,22 @@ def run(
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
     _execute(
-        env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data, sticky
+        env,
+        profile,
+        [d],
+        model,
+        out,
+        tasks,
+        limit,
+        seeds,
+        max_steps,
+        mode,
+        fmt,
+        prompt,
+        concurrency,
+        data,
+        base_url=base_url,
+        sticky=sticky,
     )
 
 
@@ -217,14 +244,30 @@ def sweep(
     mode: ModeOpt = None,
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
-    concurrency: ConcOpt = 1,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
     data: DataOpt = None,
     sticky: StickyOpt = None,
+    base_url: BaseUrlOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
     _execute(
-        env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data, sticky
+        env,
+        profile,
+        values,
+        model,
+        out,
+        tasks,
+        limit,
+        seeds,
+        max_steps,
+        mode,
+        fmt,
+        prompt,
+        concurrency,
+        data,
+        base_url=base_url,
+        sticky=sticky,
     )
     report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
 

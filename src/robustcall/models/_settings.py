@@ -12,6 +12,9 @@ import yaml
 
 from robustcall.models._api import Mode
 
+DEFAULT_CONCURRENCY = 4
+"""Requests in flight at once when a command is not told otherwise (every command, every backend)."""
+
 
 @dataclass
 class ModelSettings:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from robustcall.core import Message, Prediction, Sample, ToolCall, type_info
 from robustcall.faults import transition_injector
 from robustcall.formats import OutputFormat, parse_tool_calls, render_messages, sample_format
-from robustcall.models import ChatModel, ModelRequest, ModelResponse
+from robustcall.models import ChatModel, Mode, ModelRequest, ModelResponse, unwire_calls
 
 output_format = sample_format
 """The output format the sample's source benchmark expects (Table 3)."""
@@ -32,11 +32,13 @@ def observation_turn(fmt: OutputFormat, call: ToolCall, text: str) -> Message:
     return Message(role="user", content=body)
 
 
-def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample) -> list[ToolCall]:
-    """Structured calls when the backend gave them, else calls parsed from the text."""
+def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt") -> list[ToolCall]:
+    """Structured calls when the backend gave them, else calls parsed from the text; in ``fc`` mode
+    (text a server refused and quoted) the tools' wire aliases are read back as their names."""
     if response.tool_calls is not None:
         return list(response.tool_calls)
-    return parse_tool_calls(response.text, fmt, sample.tools).calls
+    calls = parse_tool_calls(response.text, fmt, sample.tools).calls
+    return unwire_calls(calls, sample.tools) if mode == "fc" and calls else calls
 
 
 def _failed(response: ModelResponse) -> Prediction:
@@ -55,7 +57,7 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
     first = await model.complete(ModelRequest(messages=messages, tools=sample.tools, sample=sample))
     if first.error_kind == "infra":
         return _failed(first)
-    calls = calls_of(first, fmt, sample)
+    calls = calls_of(first, fmt, sample, model.mode)
     code = sample.perturbation.type
     if type_info(code).component != "transition":
         return Prediction(
@@ -93,7 +95,7 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
         return _failed(second)
     return Prediction(
         raw_output=second.text,
-        tool_calls=calls_of(second, fmt, sample),
+        tool_calls=calls_of(second, fmt, sample, model.mode),
         error=second.error,
         error_kind=second.error_kind,
         transition_injected=True,
