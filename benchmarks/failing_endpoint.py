@@ -38,7 +38,7 @@ from robustcall.run import WorkItem, record_key, run_items
 from robustcall.score import score_prediction
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness_throughput import _samples  # noqa: E402
+from harness_throughput import _samples
 
 MOCK = Path(__file__).resolve().parent / "fast_mock_openai.py"
 FAIL = 0.3
@@ -63,7 +63,9 @@ class Holding:
         await self.inner.aclose()
 
 
-async def _trial(url: str, items: list[WorkItem], conc: int, timeout: float, out: Path, hold: bool) -> tuple[float, int]:
+async def _trial(
+    url: str, items: list[WorkItem], conc: int, timeout: float, out: Path, hold: bool
+) -> tuple[float, int]:
     settings = ModelSettings(timeout_s=timeout)
     inner = OpenAIChatModel("mock", url, settings, mode="prompt", concurrency=conc)
     model = Holding(inner) if hold else inner
@@ -115,7 +117,19 @@ def main() -> None:
                 f"(429 + Retry-After {args.retry_after:g} s / 500 / no answer / dropped, equal parts); "
                 f"ceiling = {ceiling:.2f} of ideal C/L"
             )
-            cols = ("C", "n", "ideal/s", "lend/s", "hold/s", "lend/ideal", "hold/ideal", "lend/ceil", "passes", "lost", "wrong")
+            cols = (
+                "C",
+                "n",
+                "ideal/s",
+                "lend/s",
+                "hold/s",
+                "lend/ideal",
+                "hold/ideal",
+                "lend/ceil",
+                "passes",
+                "lost",
+                "wrong",
+            )
             widths = (5, 6, 8, 8, 8, 11, 11, 10, 7, 5, 6)
             print(" ".join(f"{c:>{w}}" for c, w in zip(cols, widths, strict=True)))
             for c in (int(x) for x in args.conc.split(",")):

@@ -30,7 +30,17 @@ from robustcall.core import PredictionRecord, Sample, cache_dir, read_checkpoint
 from robustcall.models import ModelSettings
 from robustcall.models.local import LocalModel
 from robustcall.perturb import build_benchmark
-from robustcall.run import ALL_TYPES, GoldBudget, WorkItem, by_sample, clean_id_of, plan_work, record_key, run_items
+from robustcall.run import (
+    ALL_TYPES,
+    GoldBudget,
+    WorkItem,
+    by_sample,
+    clean_id_of,
+    parse_types,
+    plan_work,
+    record_key,
+    run_items,
+)
 from robustcall.run._plan import spread_subset
 from robustcall.score import score_prediction
 
@@ -69,13 +79,16 @@ def main() -> None:
     ap.add_argument("--round", type=int, default=2, help="clean samples per round")
     ap.add_argument("--bench", type=Path, default=None)
     ap.add_argument("--after-args", default="", help="extra llama-server flags for the after side")
+    ap.add_argument("--before-args", default="", help="extra llama-server flags for the before side")
+    ap.add_argument("--types", default="all", help="all, or a comma list (a subset keeps the order's pattern)")
     args = ap.parse_args()
     bench = _bench(args.bench)
     clean = sorted(read_jsonl(bench / "clean.jsonl", Sample), key=lambda s: s.id)
     chosen = [s.id for s in spread_subset(clean, args.samples)]
-    by_type = plan_work(bench, list(ALL_TYPES), args.samples, order="type")
+    types = list(ALL_TYPES) if args.types == "all" else parse_types(args.types)
+    by_type = plan_work(bench, types, args.samples, order="type")
     budget = GoldBudget.from_samples(clean, ModelSettings().max_tokens)
-    before = LocalModel(ModelSettings(), concurrency=1)
+    before = LocalModel(ModelSettings(), concurrency=1, server_args=shlex.split(args.before_args))
     after = LocalModel(ModelSettings(), concurrency=1, server_args=shlex.split(args.after_args))
     rounds = [chosen[i : i + args.round] for i in range(0, len(chosen), args.round)]
     times: dict[str, list[float]] = {"before": [], "after": []}
@@ -107,8 +120,11 @@ def main() -> None:
     rate_a = n / sum(times["after"]) * 60
     per_round = [b / a for b, a in zip(times["before"], times["after"], strict=True)]
     print()
-    print(f"{len(chosen)} clean samples x {len(ALL_TYPES)} types = {n} records per side, {len(rounds)} rounds")
-    print(f"before (order type, max_tokens 1024):        {rate_b:6.1f} records/min  ({sum(times['before']):.0f} s)")
+    print(f"{len(chosen)} clean samples x {len(types)} types = {n} records per side, {len(rounds)} rounds")
+    print(
+        f"before (order type, max_tokens 1024{', ' + args.before_args if args.before_args else ''}): "
+        f"{rate_b:6.1f} records/min  ({sum(times['before']):.0f} s)"
+    )
     print(
         f"after  (order sample, max_tokens gold{', ' + args.after_args if args.after_args else ''}): "
         f"{rate_a:6.1f} records/min  ({sum(times['after']):.0f} s)"
@@ -125,8 +141,8 @@ def main() -> None:
         (cb, mb, tb), (ca, ma, ta) = verdicts["before"][k], verdicts["after"][k]
         print(f"  {k[0]}: before {cb}/{mb} {tb[:120]!r}")
         print(f"  {' ' * len(k[0])}  after  {ca}/{ma} {ta[:120]!r}")
-    correct_a = sum(1 for v in verdicts["after"].values() if v[0])
-    print(f"accuracy over all records: before {sum(1 for v in verdicts['before'].values() if v[0])}/{n}, after {correct_a}/{n}")
+    correct = {side: sum(1 for v in verdicts[side].values() if v[0]) for side in ("before", "after")}
+    print(f"correct records: before {correct['before']}/{n}, after {correct['after']}/{n}")
 
 
 if __name__ == "__main__":

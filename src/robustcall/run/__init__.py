@@ -17,27 +17,32 @@ from robustcall.run._plan import (
     record_key,
 )
 from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run, write_meta
+from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
-    "GoldBudget",
     "PREDICTIONS",
     "PROMPT_VARIANTS",
     "RUN_META",
     "SCORES",
     "SUMMARY",
-    "RunStats",
+    "GoldBudget",
+    "MergeError",
     "Order",
+    "RunStats",
     "WorkItem",
     "answer",
     "as_transition",
     "by_sample",
     "clean_id_of",
+    "file_digest",
     "gold_tokens",
     "load_done",
+    "merge_runs",
     "observation_turn",
     "output_format",
+    "parse_shard",
     "parse_types",
     "plan_work",
     "record_key",
@@ -45,5 +50,6 @@ __all__ = [
     "run_episode",
     "run_items",
     "score_run",
+    "shard_items",
     "write_meta",
 ]
