@@ -8,9 +8,10 @@ server flags in ``--after-args``. Both run on their own llama-server (same binar
 one slot each, concurrency 1 as ``robustcall bench``).
 
 The clean samples are those of ``robustcall bench --limit N``; they are split into rounds of
-``--round`` samples, and each round runs ``before`` and ``after`` on the same records one after the
-other (which goes first alternates), so a load that comes and goes on a shared machine falls on
-both alike. Every record is scored; verdicts (correct and error mode) are compared record by record
+``--round`` samples, and each round runs ``before`` and ``after`` on the same records, ``--chunk``
+records of one side then of the other (each side in its own order on its own server, so its prompt
+cache is its own), so a load that comes and goes on a shared machine falls on both alike. Every
+record is scored; verdicts (correct and error mode) are compared record by record
 and every difference is listed.
 
 usage: python benchmarks/main_job.py [--samples 4] [--round 2] [--bench DIR] [--after-args "--cache-reuse 256"]
@@ -56,7 +57,7 @@ def _bench(path: Path | None) -> Path:
 async def _run(model: LocalModel, items: list[WorkItem], out: Path, budget: GoldBudget | None) -> float:
     await model.start()  # server start-up is not the job's time
     t0 = time.perf_counter()
-    stats = await run_items(items, model, out, concurrency=1, max_tokens=budget)
+    stats = await run_items(items, model, out, concurrency=1, max_tokens=budget, resume=True)
     dt = time.perf_counter() - t0
     if stats.infra_errors:
         print(f"  {stats.infra_errors} infra errors in {out}", flush=True)
@@ -77,6 +78,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=4, help="clean samples (x 23 types = records per side)")
     ap.add_argument("--round", type=int, default=2, help="clean samples per round")
+    ap.add_argument("--chunk", type=int, default=4, help="records a side answers before the other's turn")
     ap.add_argument("--bench", type=Path, default=None)
     ap.add_argument("--after-args", default="", help="extra llama-server flags for the after side")
     ap.add_argument("--before-args", default="", help="extra llama-server flags for the before side")
@@ -103,12 +105,20 @@ def main() -> None:
                 items_a = by_sample(items_b)
                 counts.append(len(items_b))
                 sides = [("before", before, items_b, None), ("after", after, items_a, budget)]
-                for name, model, items, cap in sides if r % 2 == 0 else sides[::-1]:
-                    out = tmp / f"{name}_{r}"
-                    dt = await _run(model, items, out, cap)
-                    times[name].append(dt)
-                    verdicts[name].update(_verdicts(items, out))
-                    print(f"round {r} ({len(items)} records) {name}: {dt:.0f} s", flush=True)
+                spent = {"before": 0.0, "after": 0.0}
+                # chunk by chunk, the sides alternating: each keeps its own order and its own server
+                # (and so its prompt cache), and load that drifts within the round falls on both
+                for start in range(0, len(items_b), args.chunk):
+                    k = start // args.chunk
+                    for name, model, items, cap in sides if k % 2 == 0 else sides[::-1]:
+                        spent[name] += await _run(model, items[start : start + args.chunk], tmp / f"{name}_{r}", cap)
+                for name, _, items, _ in sides:
+                    times[name].append(spent[name])
+                    verdicts[name].update(_verdicts(items, tmp / f"{name}_{r}"))
+                print(
+                    f"round {r} ({len(items_b)} records): before {spent['before']:.0f} s, after {spent['after']:.0f} s",
+                    flush=True,
+                )
         finally:
             await before.aclose()
             await after.aclose()

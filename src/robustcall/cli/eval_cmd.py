@@ -40,6 +40,14 @@ LimitOpt = Annotated[
     int | None, typer.Option("--limit", help="Use only the first N clean samples (paired across types).")
 ]
 ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")]
+BenchConcOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        help=f"Requests in flight at once (default: 1 for the local model, whose one llama-server slot keeps "
+        f"a sample's prompt cached for its variants; {DEFAULT_CONCURRENCY} for endpoints).",
+    ),
+]
 MaxTokensOpt = Annotated[
     str,
     typer.Option(
@@ -259,7 +267,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         types: TypesOpt = "all",
         limit: LimitOpt = 8,
-        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
+        concurrency: BenchConcOpt = None,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
@@ -291,7 +299,7 @@ def register(app: typer.Typer) -> None:
             mode,
             types,
             limit,
-            concurrency,
+            concurrency if concurrency is not None else (1 if model == "local" else DEFAULT_CONCURRENCY),
             run_dir,
             resume or has_predictions,
             settings,

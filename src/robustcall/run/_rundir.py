@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import PredictionRecord, Verdict, read_checkpoint, write_jsonl
+from robustcall.core import PredictionRecord, Verdict, iter_checkpoint, write_jsonl
 from robustcall.formats import parse_tool_calls
 from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, summarize
 from robustcall.models import unwire_calls
@@ -59,10 +60,11 @@ def score_run(
     path = run_dir / PREDICTIONS
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: run `robustcall run --out {run_dir}` first")
-    records = read_checkpoint(path, PredictionRecord)
+    # streamed: one record at a time is alive (a record carries its sample), only verdicts are kept
+    records: Iterator[PredictionRecord] = iter_checkpoint(path, PredictionRecord)
     if reparse_text:
         mode = run_mode(run_dir)
-        records = [reparse(r, mode) for r in records]
+        records = (reparse(r, mode) for r in records)
     verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
     summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     write_jsonl(run_dir / SCORES, verdicts)

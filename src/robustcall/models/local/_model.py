@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +16,22 @@ from robustcall.models.local._setup import cpu_count
 
 LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
+
+
+def free_threads(cpus: int | None = None, load: float | None = None) -> int:
+    """Threads for llama-server: the CPUs not already busy (the 1-minute load average), at least one.
+
+    llama.cpp's threads meet at a barrier after every operation, so a thread without a core of
+    its own stalls the others: on 2 cores under a load of 14, 2 threads generated 0.3-0.6 tokens/s
+    and 1 thread 5-8 (benchmarks/local_threads.py). The thread count does not change the output.
+    """
+    cpus = cpus or cpu_count()
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not on Unix
+            load = 0.0
+    return max(1, min(cpus, cpus - int(load)))
 
 
 class LocalModelNotReady(RuntimeError):
@@ -59,7 +76,7 @@ class LocalModel:
             status.paths.gguf,
             chat_template=TEMPLATE,
             parallel=min(self.concurrency, MAX_PARALLEL),
-            threads=threads or cpu_count(),
+            threads=threads or free_threads(),
             ctx_size=ctx_size,
             log_dir=status.paths.logs,
             extra_args=server_args,
