@@ -83,10 +83,10 @@ def decoded_calls(row: dict[str, object]) -> list[ToolCall]:
     return [ToolCall(name=n, arguments=a) for d in decoded if isinstance(d, dict) for n, a in d.items()]
 
 
-def upstream(python: str, corpus: Path) -> tuple[float, list[bool]]:
+def upstream(python: str, corpus: Path, oracle: Path = ORACLE) -> tuple[float, list[bool]]:
     with tempfile.TemporaryDirectory() as tmp:
         dst = Path(tmp) / "verdicts.jsonl"
-        proc = subprocess.run([python, str(ORACLE), str(corpus), str(dst)], capture_output=True, text=True, check=True)
+        proc = subprocess.run([python, str(oracle), str(corpus), str(dst)], capture_output=True, text=True, check=True)
         m = re.search(r"= (\d+) verdicts/s", proc.stdout)
         if m is None:
             raise SystemExit(f"could not read the oracle's throughput from: {proc.stdout}{proc.stderr}")
@@ -98,6 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=Path("/tmp/bfcl_corpus/corpus.jsonl"))
     ap.add_argument("--oracle-python", default="/tmp/bfcl_oracle_venv/bin/python")
+    ap.add_argument("--oracle", type=Path, default=ORACLE, help="upstream's checker script (oracle.py)")
     ap.add_argument("--repeat", type=int, default=3, help="timed rounds (upstream, then each of ours once); medians")
     ap.add_argument("--processes", type=int, default=max(2, default_processes()), help="for the parallel batch")
     ap.add_argument("--styles", default="tool_call,react,json", help="mixed corpus: styles besides BFCL text")
@@ -125,7 +126,7 @@ def main() -> None:
     timings: dict[str, list[tuple[float, list[bool]]]] = {name: [] for name in runs}
     rates: list[float] = []
     for _ in range(args.repeat):
-        rate, theirs = upstream(args.oracle_python, args.corpus)
+        rate, theirs = upstream(args.oracle_python, args.corpus, args.oracle)
         rates.append(rate)
         for name, fn in runs.items():
             timings[name].append(fn())
