@@ -56,9 +56,10 @@ def _execute(
     resume: bool,
     settings: Path | None,
     base_url: str | None = None,
+    shard: str | None = None,
 ) -> None:
-    from robustcall.models import check_spec, make_model
-    from robustcall.run import parse_types, plan_work, run_items, write_meta
+    from robustcall.models import check_spec, make_model, resolve_base_url
+    from robustcall.run import file_digest, parse_shard, parse_types, plan_work, run_items, shard_items, write_meta
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
@@ -67,18 +68,30 @@ def _execute(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     items = plan_work(bench, parse_types(types), limit)
+    if shard is not None:
+        try:
+            index, count = parse_shard(shard)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        items = shard_items(items, index, count)
+    model_name = resolve_base_url(model_spec, base_url)[0] if model_spec.startswith("openai") else model_spec
+    manifest = bench / "manifest.json"
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
+        "bench_digest": file_digest(manifest) if manifest.is_file() else None,
         "model": model_spec,
+        "model_name": model_name,
         "base_url": base_url,
         "mode": mode,
         "types": types,
         "limit": limit,
+        "settings_digest": file_digest(settings),
+        "shard": shard,
     }
     previous = out / "run.json"
     if resume and previous.is_file():
         before = json.loads(previous.read_text())
-        changed = [k for k in ("bench", "model", "base_url", "mode") if before.get(k) != meta[k]]
+        changed = [k for k in ("bench", "model", "base_url", "mode", "shard") if before.get(k) != meta[k]]
         if changed:
             raise typer.BadParameter(
                 f"{out} holds a run with different {', '.join(changed)}: "
@@ -148,9 +161,28 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
         settings: SettingsOpt = None,
         base_url: BaseUrlOpt = None,
+        shard: Annotated[
+            str | None,
+            typer.Option("--shard", help="Answer only slice i of n (0 <= i < n), e.g. 0/4; join with `merge`."),
+        ] = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, base_url)
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard)
+
+    @app.command("merge")
+    def merge_cmd(
+        runs: Annotated[list[Path], typer.Argument(help="The shard run directories (every i of one i/n split).")],
+        out: Annotated[Path, typer.Option("--out", help="The merged run directory.")],
+    ) -> None:
+        """Join the shard runs of `run --shard i/n` into one run (refuses overlaps and mismatched runs)."""
+        from robustcall.run import MergeError, merge_runs
+
+        try:
+            meta = merge_runs(runs, out)
+        except MergeError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        total = sum(p["records"] for p in meta["merged_from"])
+        console.print(f"merged {len(runs)} shards, {total} records into {out}; score it with `robustcall score {out}`")
 
     @app.command("score")
     def score_cmd(
