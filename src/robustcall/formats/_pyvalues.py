@@ -154,8 +154,7 @@ def _arith(op: ast.operator, left: Any, right: Any) -> Any:
             return _power(left, right)
     except ZeroDivisionError:
         raise Unsupported("division by zero") from None
-    except OverflowError:
-        raise Unsupported("number out of range") from None
+    # an OverflowError (``10**400 / 1``) propagates: the parser's entry refuses the whole answer
     raise Unsupported(f"operator {type(op).__name__}")  # bit operations, @: not literal arithmetic
 
 
