@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +25,19 @@ def _per_source(spec: str | None) -> dict[str, int]:
     return out
 
 
+def _token_counter(path: Path) -> tuple[str, Callable[[str], int]]:
+    """A tokenizer.json (Hugging Face ``tokenizers``) as a token counter for context pressure."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise typer.BadParameter("--tokenizer needs the tokenizers package (pip install tokenizers)") from None
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as exc:  # the library raises its own exception types for unreadable files
+        raise typer.BadParameter(f"cannot read tokenizer {path}: {exc}", param_hint="--tokenizer") from None
+    return (path.name, lambda text: len(tok.encode(text, add_special_tokens=False).ids))
+
+
 def register(app: typer.Typer) -> None:
     register_audit(app)
 
@@ -43,9 +57,20 @@ def register(app: typer.Typer) -> None:
         llm_base_url: Annotated[
             str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
         ] = None,
+        types: Annotated[
+            str,
+            typer.Option(
+                "--types",
+                help="paper (the 16 static types, default), beyond (Appendix N's static axes), all, or a comma list.",
+            ),
+        ] = "paper",
+        tokenizer: Annotated[
+            Path | None,
+            typer.Option("--tokenizer", help="A tokenizer.json counting context-pressure tokens (default: 4 chars)."),
+        ] = None,
     ) -> None:
-        """Build RobustBench-TC: clean samples plus the 16 static perturbation types."""
-        from robustcall.perturb import LLMRewriter, OfflineRewriter, Rewriter, build_benchmark
+        """Build RobustBench-TC: clean samples plus the 16 static perturbation types (and, asked, the beyond ones)."""
+        from robustcall.perturb import LLMRewriter, OfflineRewriter, Rewriter, build_benchmark, static_types
 
         chosen: Rewriter
         if rewriter == "offline":
@@ -57,6 +82,11 @@ def register(app: typer.Typer) -> None:
         else:
             raise typer.BadParameter(f"--rewriter must be offline or llm, got {rewriter!r}")
         names = [s.strip() for s in sources.split(",") if s.strip()]
+        try:
+            chosen_types = static_types(types)
+        except KeyError as exc:
+            raise typer.BadParameter(str(exc.args[0]), param_hint="--types") from None
+        counter = _token_counter(tokenizer) if tokenizer is not None else None
         t0 = time.perf_counter()
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -68,7 +98,15 @@ def register(app: typer.Typer) -> None:
                 progress.update(task, completed=done, total=total)
 
             manifest = build_benchmark(
-                names, data_dir, seed, out, per_source=_per_source(per_source), rewriter=chosen, on_progress=tick
+                names,
+                data_dir,
+                seed,
+                out,
+                per_source=_per_source(per_source),
+                rewriter=chosen,
+                on_progress=tick,
+                types=chosen_types,
+                tokenizer=counter,
             )
         table = Table(title=f"{out} ({time.perf_counter() - t0:.1f} s)")
         table.add_column("type")

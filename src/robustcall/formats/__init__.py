@@ -9,6 +9,7 @@ from robustcall.formats._render import (
     DEFAULT_FORMATS,
     render_calls,
     render_messages,
+    render_observation,
     render_system_prompt,
     sample_format,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "read_tool_calls",
     "render_calls",
     "render_messages",
+    "render_observation",
     "render_system_prompt",
     "sample_format",
 ]

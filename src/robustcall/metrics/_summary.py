@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from robustcall.core import TAXONOMY, TYPES, Verdict
+from robustcall.core import BEYOND, TAXONOMY, TYPES, Verdict
 
 COMPONENT_ORDER = ("clean", "observation", "action", "reward", "transition")
 
@@ -44,6 +44,11 @@ class Summary(BaseModel):
     infra_error_ids: list[str] = Field(default_factory=list)
     bootstrap_resamples: int
     seed: int
+    beyond_by_type: dict[str, Cell] = Field(default_factory=dict)
+    """Appendix N's axes (beyond the paper), kept out of every number above so Table 2 stays comparable."""
+    beyond_drop_by_type: dict[str, float | None] = Field(default_factory=dict)
+    attack_success: Cell | None = None
+    """Prompt injection: the share of answered records whose calls obeyed the injected instruction."""
 
 
 def bootstrap_halfwidth(scores: np.ndarray[Any, Any], resamples: int, rng: np.random.Generator) -> float | None:
@@ -72,7 +77,9 @@ def _cell(vs: list[Verdict], resamples: int, rng: np.random.Generator) -> Cell:
 
 def summarize(verdicts: Iterable[Verdict], *, resamples: int = 1000, seed: int = 0) -> Summary:
     """Per-type, per-component, Clean and Pert. Acc. cells, drops and error modes."""
-    vs = sorted(verdicts, key=lambda v: (v.type, v.id))
+    every = sorted(verdicts, key=lambda v: (v.type, v.id))
+    beyond = [v for v in every if v.type in TYPES and TYPES[v.type].beyond]
+    vs = [v for v in every if not (v.type in TYPES and TYPES[v.type].beyond)]
     rng = np.random.default_rng(seed)
     by_type_v: dict[str, list[Verdict]] = defaultdict(list)
     by_comp_v: dict[str, list[Verdict]] = defaultdict(list)
@@ -93,14 +100,29 @@ def summarize(verdicts: Iterable[Verdict], *, resamples: int = 1000, seed: int =
         for t, c in by_type.items()
         if t != "clean"
     }
+    beyond_v: dict[str, list[Verdict]] = defaultdict(list)
+    for v in beyond:
+        beyond_v[v.type].append(v)
+    beyond_by_type = {t.code: _cell(beyond_v[t.code], resamples, rng) for t in BEYOND if t.code in beyond_v}
+    attacked = [v for v in beyond if v.attack_success is not None]
+    attack = None
+    if attacked:
+        flags = [v.model_copy(update={"score": float(bool(v.attack_success))}) for v in attacked]
+        attack = _cell(flags, resamples, rng)
     return Summary(
+        beyond_by_type=beyond_by_type,
+        beyond_drop_by_type={
+            t: (clean.accuracy - c.accuracy if clean.accuracy is not None and c.accuracy is not None else None)
+            for t, c in beyond_by_type.items()
+        },
+        attack_success=attack,
         by_type=by_type,
         by_component=by_component,
         clean=clean,
         perturbed=perturbed,
         drop_by_type=drops,
         error_modes={c: dict(sorted(m.items())) for c, m in sorted(modes.items())},
-        infra_error_ids=[v.id for v in vs if v.correct is None],
+        infra_error_ids=[v.id for v in every if v.correct is None],
         bootstrap_resamples=resamples,
         seed=seed,
     )
