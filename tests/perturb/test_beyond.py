@@ -152,3 +152,28 @@ def test_build_types_beyond_through_the_cli_is_seeded(tmp_path: Path, shared_dat
     assert not set(STATIC_TYPES) & {p.stem for p in outs[0].glob("*.jsonl")}
     bad = runner.invoke(app, ["build", "--types", "nonsense", "--out", str(tmp_path / "c")])
     assert bad.exit_code != 0 and "nonsense" in bad.output
+
+
+def test_ghost_calls_are_split_into_near_miss_sibling_and_invented() -> None:
+    from robustcall.metrics import ghost_kind
+
+    listed = {"get_weather", "get_time"}
+    assert ghost_kind("get_weather", listed, set()) is None
+    assert ghost_kind("getWeather", listed, set()) == "near_miss"
+    assert ghost_kind("get_weather_v2", listed, set()) == "near_miss"
+    assert ghost_kind("book_flight", listed, {"book_flight"}) == "sibling"
+    assert ghost_kind("launch_rocket", listed, {"book_flight"}) == "invented"
+
+
+def test_a_run_summary_counts_ghost_calls(beyond_bench: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "run"
+    args = ["run", "--bench", str(beyond_bench), "--model", "scripted:call_mentioned_tool", "--types", "ghost_tool"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["score", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    n = len(_samples(beyond_bench, "ghost_tool"))
+    assert summary["ghost_calls"] == {"calls": n, "near_miss": n, "sibling": 0, "invented": 0}
+    assert summary["beyond_by_type"]["ghost_tool"]["accuracy"] == 0.0

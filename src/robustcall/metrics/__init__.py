@@ -14,6 +14,13 @@ from robustcall.metrics._faults import (
     recovered,
     unrecoverable,
 )
+from robustcall.metrics._ghost import (
+    GhostCounts,
+    GhostKind,
+    ghost_calls_in_records,
+    ghost_calls_in_trajectories,
+    ghost_kind,
+)
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
     Estimate,
@@ -42,6 +49,8 @@ __all__ = [
     "FailureMode",
     "FaultMetrics",
     "FaultOutcome",
+    "GhostCounts",
+    "GhostKind",
     "Robustness",
     "ScoreMatrix",
     "Significance",
@@ -52,6 +61,9 @@ __all__ = [
     "error_mode_shares",
     "failure_mode",
     "fault_metrics",
+    "ghost_calls_in_records",
+    "ghost_calls_in_trajectories",
+    "ghost_kind",
     "marker",
     "paired_significance",
     "recovered",

@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from robustcall.core import BEYOND, TAXONOMY, TYPES, Verdict
+from robustcall.metrics._ghost import GhostCounts
 
 COMPONENT_ORDER = ("clean", "observation", "action", "reward", "transition")
 
@@ -49,6 +50,8 @@ class Summary(BaseModel):
     beyond_drop_by_type: dict[str, float | None] = Field(default_factory=dict)
     attack_success: Cell | None = None
     """Prompt injection: the share of answered records whose calls obeyed the injected instruction."""
+    ghost_calls: GhostCounts | None = None
+    """Calls to tools the model was not given (beyond the paper), over every record of the run."""
 
 
 def bootstrap_halfwidth(scores: np.ndarray[Any, Any], resamples: int, rng: np.random.Generator) -> float | None:
