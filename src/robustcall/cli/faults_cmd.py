@@ -50,6 +50,13 @@ ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (defau
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", help="Episodes in flight at once.")]
+AxisOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--axis",
+        help="Runtime axes beyond the paper (Appendix N): stale_resource, prerequisite, param_type_mismatch, or all.",
+    ),
+]
 
 
 def _floats(text: str, what: str) -> list[float]:
@@ -74,8 +81,9 @@ def _execute(
     prompt: str,
     concurrency: int,
     data: Path | None,
+    axis: str | None = None,
 ) -> None:
-    from robustcall.faults import load_profile
+    from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.faults._bench import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import make_model
@@ -91,7 +99,8 @@ def _execute(
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
         prof = load_profile(profile)
-        make_env = load_env(env, data)
+        axes = parse_axes(axis)
+        make_env = with_axes(load_env(env, data), axes)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
     all_tasks = make_env().task_ids()
@@ -127,6 +136,7 @@ def _execute(
                     "deltas": deltas,
                     "seeds": seed_list,
                     "tasks": chosen,
+                    **({"axes": list(axes)} if axes else {}),
                 },
                 prompt=prompt,
                 concurrency=concurrency,
@@ -157,12 +167,13 @@ def run(
     prompt: PromptOpt = "default",
     concurrency: ConcOpt = 1,
     data: DataOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
 
     d = delta if delta is not None else load_profile(profile).delta
-    _execute(env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data)
+    _execute(env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data, axis)
 
 
 @faults_app.command("sweep")
@@ -181,10 +192,13 @@ def sweep(
     prompt: PromptOpt = "default",
     concurrency: ConcOpt = 1,
     data: DataOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
-    _execute(env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data)
+    _execute(
+        env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data, axis
+    )
     report([out], delta=0.3 if 0.3 in values else max(values), out=None)
 
 
