@@ -18,6 +18,7 @@ from robustcall.cli._rm_common import (
     make_scorer,
     type_table,
 )
+from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 SourceOpt = Annotated[
     list[str] | None, typer.Option("--source", help="Source name (repeatable): bfcl, apibank, toolalpaca, ...")
@@ -44,7 +45,7 @@ def train_data(
     ] = False,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 4,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = DEFAULT_CONCURRENCY,
 ) -> None:
     """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
     from robustcall.core import write_jsonl
@@ -52,7 +53,8 @@ def train_data(
 
     if "bfcl" in (source or []):
         raise fail("bfcl is the benchmark's source: train on data that does not overlap it (apibank, toolalpaca, ...)")
-    picked = load_samples(source or [], data_dir, samples or [], relevant_only=True, limit=limit, seed=seed)
+    # no-call (irrelevance) samples are kept: the paper's RM data has 10K of them (xlam-irrelevance)
+    picked = load_samples(source or [], data_dir, samples or [], relevant_only=False, limit=limit, seed=seed)
     if not picked:
         raise fail("no samples: name --source or --samples")
     hidden = [obfuscate(s, seed) for s in picked]
@@ -75,7 +77,9 @@ def train_data(
                 await m.aclose()
 
     pool = asyncio.run(draw()) if models else {}
-    pairs = assemble(hidden, pool, seed=seed, size=len(hidden) if top_up else None, top_up=top_up, stats=stats)
+    pairs = assemble(
+        hidden, pool, seed=seed, size=len(hidden) if top_up else None, top_up=top_up, stats=stats, irrelevance=True
+    )
     pairs = [shuffle_tool_keys(p, seed) for p in pairs]
     write_jsonl(out, pairs)
     typer.echo(type_table(pairs))
@@ -129,19 +133,19 @@ def train(
 
 
 def best_of_n(
-    generator: Annotated[str, typer.Option("--generator", "-g", help="The generator (one).")],
+    generator: Annotated[str, typer.Option("--generator", "--model", "-g", help="The generator (one model spec).")],
     scorer: Annotated[list[str] | None, typer.Option("--scorer", "-s", help="RM to pick with (repeatable).")] = None,
     source: SourceOpt = None,
     samples: SamplesOpt = None,
     data_dir: DataDirOpt = None,
-    n: Annotated[int, typer.Option("--n", help="Draws per sample.")] = 4,
+    n: Annotated[int, typer.Option("--n", help="Draws per sample (the paper's n = 32).")] = 32,
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Length cap of every draw.")] = 256,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
     limit: LimitOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 4,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = DEFAULT_CONCURRENCY,
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl
