@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,16 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from robustcall.cli._rewriter import (
+    LLMBaseUrlOpt,
+    LLMModelOpt,
+    LLMSettingsOpt,
+    RewriterOpt,
+    close,
+    make_rewriter,
+    model_errors,
+)
 
 console = Console(stderr=True)
 
@@ -22,6 +33,19 @@ def _per_source(spec: str | None) -> dict[str, int]:
             raise typer.BadParameter(f"--per-source wants name=N pairs, got {part!r}")
         out[name.strip()] = int(n)
     return out
+
+
+def _token_counter(path: Path) -> tuple[str, Callable[[str], int]]:
+    """A tokenizer.json (Hugging Face ``tokenizers``) as a token counter for context pressure."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise typer.BadParameter("--tokenizer needs the tokenizers package (pip install tokenizers)") from None
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as exc:  # the library raises its own exception types for unreadable files
+        raise typer.BadParameter(f"cannot read tokenizer {path}: {exc}", param_hint="--tokenizer") from None
+    return (path.name, lambda text: len(tok.encode(text, add_special_tokens=False).ids))
 
 
 def register(app: typer.Typer) -> None:
@@ -38,25 +62,32 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--per-source", help="Clean samples per source, e.g. bfcl=32,apibank=74.")
         ] = None,
         seed: Annotated[int, typer.Option("--seed")] = 0,
-        rewriter: Annotated[str, typer.Option("--rewriter", help="offline (no model) or llm.")] = "offline",
-        llm_model: Annotated[str | None, typer.Option("--llm-model", help="Model name for --rewriter llm.")] = None,
-        llm_base_url: Annotated[
-            str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+        rewriter: RewriterOpt = "offline",
+        llm_model: LLMModelOpt = None,
+        llm_base_url: LLMBaseUrlOpt = None,
+        llm_settings: LLMSettingsOpt = None,
+        types: Annotated[
+            str,
+            typer.Option(
+                "--types",
+                help="paper (the 16 static types, default), beyond (Appendix N's static axes), all, or a comma list.",
+            ),
+        ] = "paper",
+        tokenizer: Annotated[
+            Path | None,
+            typer.Option("--tokenizer", help="A tokenizer.json counting context-pressure tokens (default: 4 chars)."),
         ] = None,
     ) -> None:
-        """Build RobustBench-TC: clean samples plus the 16 static perturbation types."""
-        from robustcall.perturb import LLMRewriter, OfflineRewriter, Rewriter, build_benchmark
+        """Build RobustBench-TC: clean samples plus the 16 static perturbation types (and, asked, the beyond ones)."""
+        from robustcall.perturb import build_benchmark, static_types
 
-        chosen: Rewriter
-        if rewriter == "offline":
-            chosen = OfflineRewriter()
-        elif rewriter == "llm":
-            if not (llm_model and llm_base_url):
-                raise typer.BadParameter("--rewriter llm needs --llm-model and --llm-base-url")
-            chosen = LLMRewriter(llm_model, llm_base_url)
-        else:
-            raise typer.BadParameter(f"--rewriter must be offline or llm, got {rewriter!r}")
+        chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
         names = [s.strip() for s in sources.split(",") if s.strip()]
+        try:
+            chosen_types = static_types(types)
+        except KeyError as exc:
+            raise typer.BadParameter(str(exc.args[0]), param_hint="--types") from None
+        counter = _token_counter(tokenizer) if tokenizer is not None else None
         t0 = time.perf_counter()
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -67,9 +98,21 @@ def register(app: typer.Typer) -> None:
             def tick(_: str, done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            manifest = build_benchmark(
-                names, data_dir, seed, out, per_source=_per_source(per_source), rewriter=chosen, on_progress=tick
-            )
+            try:
+                with model_errors():
+                    manifest = build_benchmark(
+                        names,
+                        data_dir,
+                        seed,
+                        out,
+                        per_source=_per_source(per_source),
+                        rewriter=chosen,
+                        on_progress=tick,
+                        types=chosen_types,
+                        tokenizer=counter,
+                    )
+            finally:
+                close(chosen)
         table = Table(title=f"{out} ({time.perf_counter() - t0:.1f} s)")
         table.add_column("type")
         for name in names:
@@ -78,15 +121,42 @@ def register(app: typer.Typer) -> None:
         for code, by_source in manifest["counts_by_source"].items():
             table.add_row(code, *(str(by_source.get(n, 0)) for n in names), str(manifest["counts"][code]))
         Console().print(table)
+        comp = Table(title="Table 3 composition (records with the 6 transition types; paper in brackets)")
+        for col in ("source", "clean", "avg./type", "total"):
+            comp.add_column(col, justify="left" if col == "source" else "right")
+        for name, row in manifest["composition"].items():
+            paper = row.get("paper") or {}
+
+            def cell(key: str, row: dict[str, object] = row, paper: dict[str, object] = paper) -> str:
+                return f"{row[key]} ({paper[key]})" if key in paper else str(row[key])
+
+            comp.add_row(name, cell("clean"), cell("avg_per_type"), cell("total"))
+        rows = list(manifest["composition"].values())
+        ours, theirs = sum(r["total"] for r in rows), sum(r["paper"]["total"] for r in rows if "paper" in r)
+        comp.add_row("all", str(sum(r["clean"] for r in rows)), "", f"{ours} ({theirs})")
+        Console().print(comp)
 
 
 def register_audit(app: typer.Typer) -> None:
     @app.command("audit")
     def audit_cmd(
         bench: Annotated[Path, typer.Argument(help="A benchmark directory written by `robustcall build`.")],
-        judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")] = None,
+        judge_model: Annotated[
+            str | None,
+            typer.Option(
+                "--judge-model", help="Judge model spec (openai:<model>@<url>, local), or a name with --judge-base-url."
+            ),
+        ] = None,
         judge_base_url: Annotated[
-            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of the judge.")
+            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL for a bare judge name.")
+        ] = None,
+        judge_settings: Annotated[
+            Path | None,
+            typer.Option(
+                "--judge-settings",
+                help="Settings file of the judge model; temperature: null sends none (the paper's judge ran at "
+                "its default sampling).",
+            ),
         ] = None,
         n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
@@ -95,16 +165,24 @@ def register_audit(app: typer.Typer) -> None:
         """Check generated perturbations automatically and, with a judge, score them 1-5 (Appendix H)."""
         import json
 
-        from robustcall.perturb import LLMRewriter
+        from robustcall.models import SettingsError, TextModel
+        from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
 
-        judge = None
-        if judge_model and judge_base_url:
-            client = LLMRewriter(judge_model, judge_base_url)
-            judge = lambda prompt: client.complete(prompt, 0)  # noqa: E731
-        report = audit(bench, judge=judge, n=n, seed=seed)
+        client = None
+        if judge_model:
+            try:
+                client = TextModel(model_specs([judge_model], judge_base_url)[0], settings_file=judge_settings)
+            except (ValueError, SettingsError) as exc:
+                raise typer.BadParameter(str(exc)) from None
+        try:
+            with model_errors():
+                report = audit(bench, judge=client.complete if client else None, n=n, seed=seed)
+        finally:
+            if client is not None:
+                client.close()
         table = Table(title=f"audit of {bench}")
-        for col in ("type", "samples", "check failures", "n", "mean", "median", "std", "≤2"):
+        for col in ("type", "samples", "check failures", "n", "unparseable", "mean", "median", "std", "≤2"):
             table.add_column(col, justify="left" if col == "type" else "right")
 
         def fmt(v: object) -> str:
@@ -113,7 +191,7 @@ def register_audit(app: typer.Typer) -> None:
         for row in report.values():
             table.add_row(
                 row["display"], str(row["samples"]), str(len(row["check_failures"])),
-                *(fmt(row.get(k)) for k in ("n", "mean", "median", "std", "frac_le_2")),
+                *(fmt(row.get(k)) for k in ("n", "unparseable", "mean", "median", "std", "frac_le_2")),
             )  # fmt: skip
         Console().print(table)
         if json_out is not None:

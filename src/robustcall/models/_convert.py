@@ -277,7 +277,7 @@ def parse_choice(body: Any, names: NameMap, *, fc: bool) -> ParsedChoice:
         if isinstance(args, str):
             try:
                 args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
+            except (ValueError, RecursionError) as exc:  # bad JSON, a 5,000-digit number, deep nesting
                 problems.append(f"tool_calls[{k}] {name}: arguments are not valid JSON ({exc}): {args[:200]!r}")
                 raw_bits.append(f'{{"name": {json.dumps(name)}, "arguments": {args}}}')
                 calls.append(ToolCall(name=name, arguments={}))
