@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import STATIC_TYPES, Sample, file_sha256, seeded_rng, write_jsonl
+from robustcall.core import STATIC_TYPES, Sample, atomic_write_text, file_sha256, seeded_rng, write_jsonl
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._rewriter import Rewriter
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext
@@ -106,5 +106,5 @@ def build_benchmark(
         "guard": guard.as_dict(),
         "sha256": {f"{code}.jsonl": file_sha256(out / f"{code}.jsonl") for code in files},
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
