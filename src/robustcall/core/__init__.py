@@ -37,6 +37,8 @@ from robustcall.core._model import (
 )
 from robustcall.core._paths import cache_dir
 from robustcall.core._taxonomy import (
+    BEYOND,
+    BEYOND_TYPES,
     CLEAN,
     STATIC_TYPES,
     TAXONOMY,
@@ -47,6 +49,8 @@ from robustcall.core._taxonomy import (
 )
 
 __all__ = [
+    "BEYOND",
+    "BEYOND_TYPES",
     "CLEAN",
     "STATIC_TYPES",
     "TAXONOMY",
