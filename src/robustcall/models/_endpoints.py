@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
+from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse, HttpResponseTooLarge, Limits
 
 COOLDOWN_S = 1.0
 COOLDOWN_MAX_S = 60.0
@@ -77,19 +77,19 @@ class EndpointPool:
             best = min(eps, key=lambda e: (e.down_until, e.outstanding))
         return best
 
-    async def post(self, payload: bytes, *, timeout_s: float) -> HttpResponse:
-        """POST to the endpoint ``pick`` chooses. Raises ``HttpConnectionError`` / ``TimeoutError``
-        (naming the endpoint when there are several)."""
+    async def post(self, payload: bytes, *, timeout_s: float, limits: Limits | None = None) -> HttpResponse:
+        """POST to the endpoint ``pick`` chooses. Raises ``HttpConnectionError`` / ``TimeoutError``;
+        a response over the size limit (``HttpResponseTooLarge``) says nothing about the endpoint's health."""
         loop = asyncio.get_running_loop()
         ep = self.pick(loop.time())
         ep.outstanding += 1
         ep.sent += 1
         try:
-            resp = await ep.client.request("POST", ep.path, payload, timeout_s=timeout_s)
-        except (HttpConnectionError, TimeoutError) as exc:
+            resp = await ep.client.request("POST", ep.path, payload, timeout_s=timeout_s, limits=limits)
+        except HttpResponseTooLarge:
+            raise
+        except (HttpConnectionError, TimeoutError):
             self._failed(ep, loop.time())
-            if len(self.endpoints) > 1:
-                raise type(exc)(f"{exc} [{ep.url}]") from exc
             raise
         finally:
             ep.outstanding -= 1
