@@ -204,7 +204,7 @@ class SciWorldEnv:
         if self._done:
             return EnvStep("The task is over.", done=True, error=True)
         if call.name not in _BY_NAME:
-            return EnvStep(f"Invalid action {call.name!r}. Valid actions: {', '.join(_BY_NAME)}.", error=True)
+            return EnvStep(f"Invalid action {call.name!r}: use one of the listed actions.", error=True)
         text = command(call)
         if text is None:
             params = ", ".join(_BY_NAME[call.name][2])
