@@ -167,8 +167,15 @@ def test_babyai_doors_open_and_lead_through() -> None:
 def test_sciworld_commands_round_trip_and_malformed_calls_are_refused() -> None:
     from robustcall.envs._sciworld import command, parse_command
 
-    for text in ("look around", "open door to kitchen", "move metal pot to stove", "wait1", "use thermometer in "
-                 "inventory on substance in metal pot", "pour cup containing red paint in art studio in cup"):  # fmt: skip
+    texts = [
+        "look around",
+        "open door to kitchen",
+        "move metal pot to stove",
+        "wait1",
+        "use thermometer in inventory on substance in metal pot",
+        "pour cup containing red paint in art studio in cup",
+    ]
+    for text in texts:
         call = parse_command(text)
         assert call is not None and command(call) == text
     assert command(parse_command("pour metal pot into metal pot")) == "pour metal pot in metal pot"  # type: ignore[arg-type]
