@@ -185,6 +185,50 @@ def test_a_golden_mode_the_scorer_does_not_read_is_an_error() -> None:
     assert set(get_args(GoldenMode)) <= set().union(*MODES.values())
 
 
+BOOK = ToolSpec(
+    name="hotel.book",
+    parameters={
+        "type": "dict",
+        "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
+        "required": ["city", "nights"],
+    },
+)
+
+
+def _decoy(name: str, props: dict[str, Any] | None = None) -> ToolSpec:
+    props = props or {}
+    return ToolSpec(name=name, parameters={"type": "dict", "properties": props, "required": list(props)})
+
+
+def test_several_same_name_decoys_each_call_judged_by_its_golden_tool() -> None:
+    """A multi-call record with 2-4 decoys sharing the golden tools' names, decoys placed first:
+    every call is judged against its own golden tool's schema (not the first of that name)."""
+    wrong = {"query": {"type": "string"}, "limit": {"type": "integer"}}
+    tools = [
+        _decoy("get_weather", wrong),  # Dup-WrongP before the GT
+        WEATHER,
+        _decoy("hotel.book"),  # Dup-NoDesc before the GT
+        _decoy("hotel.book", wrong),
+        BOOK,
+        _decoy("get_weather"),
+    ]
+    gold = [
+        bfcl_gold(city=["Paris"], days=[3, ""]),
+        GoldenAnswer(name="hotel.book", acceptable={"city": ["Paris"], "nights": [2]}),
+    ]
+    calls = [call(city="Paris", days=3), call("hotel.book", city="Paris", nights=2)]
+    listed = {"distractor": ["get_weather", "hotel.book"], "position": [0, 2, 3, 5]}
+    for meta in (listed, {}):  # listed decoys, or none listed: the schema that fits the gold
+        v = score_record(
+            rec("bfcl_ast", gold, calls, category="parallel_multiple", tools=tools, component="action", meta=meta)
+        )
+        assert (v.correct, v.detail) == (True, None)
+    # the golden tool's rules still apply: a parameter only a decoy declares is unexpected
+    bad = [call(city="Paris", days=3, query="x"), calls[1]]
+    v = score_record(rec("bfcl_ast", gold, bad, category="parallel_multiple", tools=tools, meta=listed))
+    assert v.correct is False
+
+
 def test_error_modes() -> None:
     gold = [GoldenAnswer(name="get_weather", parameters={"city": "Paris"})]
     assert score_record(rec("apibank", gold, [], raw="  \n")).error_mode == "empty"

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from robustcall.cli._tables import summary_table
 from robustcall.core import Prediction
+from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 console = Console(stderr=True)
 
@@ -22,8 +23,13 @@ ModelOpt = Annotated[
     str,
     typer.Option(
         "--model",
-        help="local | openai:<model>@<base_url> | replay:<predictions.jsonl> | scripted:<policy>",
+        help="local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
+        "replay:<predictions.jsonl> | scripted:<policy>",
     ),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
 ]
 ModeOpt = Annotated[
     str | None,
@@ -49,24 +55,43 @@ def _execute(
     out: Path,
     resume: bool,
     settings: Path | None,
+    base_url: str | None = None,
+    shard: str | None = None,
 ) -> None:
-    from robustcall.models import make_model
-    from robustcall.run import parse_types, plan_work, run_items, write_meta
+    from robustcall.models import check_spec, make_model, resolve_base_url
+    from robustcall.run import file_digest, parse_shard, parse_types, plan_work, run_items, shard_items, write_meta
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
+    try:
+        check_spec(model_spec, base_url)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     items = plan_work(bench, parse_types(types), limit)
+    if shard is not None:
+        try:
+            index, count = parse_shard(shard)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        items = shard_items(items, index, count)
+    model_name = resolve_base_url(model_spec, base_url)[0] if model_spec.startswith("openai") else model_spec
+    manifest = bench / "manifest.json"
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
+        "bench_digest": file_digest(manifest) if manifest.is_file() else None,
         "model": model_spec,
+        "model_name": model_name,
+        "base_url": base_url,
         "mode": mode,
         "types": types,
         "limit": limit,
+        "settings_digest": file_digest(settings),
+        "shard": shard,
     }
     previous = out / "run.json"
     if resume and previous.is_file():
         before = json.loads(previous.read_text())
-        changed = [k for k in ("bench", "model", "mode") if before.get(k) != meta[k]]
+        changed = [k for k in ("bench", "model", "base_url", "mode", "shard") if before.get(k) != meta[k]]
         if changed:
             raise typer.BadParameter(
                 f"{out} holds a run with different {', '.join(changed)}: "
@@ -75,7 +100,13 @@ def _execute(
     write_meta(out, meta)
 
     async def go() -> None:
-        model = make_model(model_spec, mode=mode, settings_file=settings, concurrency=concurrency)  # type: ignore[arg-type]
+        model = make_model(
+            model_spec,
+            mode=mode,  # type: ignore[arg-type]
+            settings_file=settings,
+            concurrency=concurrency,
+            base_url=base_url,
+        )
         try:
             with Progress(
                 TextColumn("[bold]{task.description}"),
@@ -106,10 +137,13 @@ def _execute(
     asyncio.run(go())
 
 
-def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int) -> None:
+def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:
+    from robustcall.metrics import RESAMPLINGS
     from robustcall.run import score_run
 
-    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed)
+    if resampling not in RESAMPLINGS:
+        raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
     Console().print(summary_table(summary, title=str(out)))
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
@@ -123,22 +157,49 @@ def register(app: typer.Typer) -> None:
         mode: ModeOpt = None,
         types: TypesOpt = "all",
         limit: LimitOpt = None,
-        concurrency: ConcOpt = 4,
+        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
         resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
         settings: SettingsOpt = None,
+        base_url: BaseUrlOpt = None,
+        shard: Annotated[
+            str | None,
+            typer.Option("--shard", help="Answer only slice i of n (0 <= i < n), e.g. 0/4; join with `merge`."),
+        ] = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings)
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard)
+
+    @app.command("merge")
+    def merge_cmd(
+        runs: Annotated[list[Path], typer.Argument(help="The shard run directories (every i of one i/n split).")],
+        out: Annotated[Path, typer.Option("--out", help="The merged run directory.")],
+    ) -> None:
+        """Join the shard runs of `run --shard i/n` into one run (refuses overlaps and mismatched runs)."""
+        from robustcall.run import MergeError, merge_runs
+
+        try:
+            meta = merge_runs(runs, out)
+        except MergeError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        total = sum(p["records"] for p in meta["merged_from"])
+        console.print(f"merged {len(runs)} shards, {total} records into {out}; score it with `robustcall score {out}`")
 
     @app.command("score")
     def score_cmd(
         run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
         reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
-        resamples: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 1000,
+        resamples: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")] = 10_000,
         seed: Annotated[int, typer.Option("--seed")] = 0,
+        resampling: Annotated[
+            str,
+            typer.Option(
+                "--resampling",
+                help="Half-widths: per-sample (the paper's) or clustered (source samples resampled together).",
+            ),
+        ] = "per-sample",
     ) -> None:
         """Score a run deterministically: OUT/scores.jsonl, OUT/summary.json and a table."""
-        _score_and_print(run_dir, reparse, resamples, seed)
+        _score_and_print(run_dir, reparse, resamples, seed, resampling)
 
     @app.command("bench")
     def bench_cmd(
@@ -153,11 +214,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         types: TypesOpt = "all",
         limit: LimitOpt = 2,
-        concurrency: ConcOpt = 1,
+        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
+        base_url: BaseUrlOpt = None,
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
         from robustcall.perturb import build_benchmark
@@ -176,5 +238,5 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings)
-        _score_and_print(run_dir, False, 1000, seed)
+        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, base_url)
+        _score_and_print(run_dir, False, 10_000, seed)

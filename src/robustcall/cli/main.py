@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from robustcall.cli import (
@@ -24,6 +26,24 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from robustcall import __version__
+
+        typer.echo(f"robustcall {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Measure how tool-calling LLM agents hold up outside clean benchmarks."""
 
 
 @app.command()

@@ -7,6 +7,16 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._rewriter import (
+    LLMBaseUrlOpt,
+    LLMModelOpt,
+    LLMSettingsOpt,
+    RewriterOpt,
+    close,
+    make_rewriter,
+    model_errors,
+)
+
 train = typer.Typer(
     help="Training data and recipes: ToolRL-DR data, GRPO (TRL), recovery SFT (TRL).", no_args_is_help=True
 )
@@ -26,6 +36,10 @@ def dr_data(
     seed: SeedOpt = 0,
     clean_fraction: Annotated[float, typer.Option("--clean-fraction", help="DR-Mixed: share kept clean.")] = 0.5,
     fmt: Annotated[str, typer.Option("--format", help="parquet (veRL / ToolRL layout), jsonl, or hf.")] = "parquet",
+    rewriter: RewriterOpt = "offline",
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMBaseUrlOpt = None,
+    llm_settings: LLMSettingsOpt = None,
 ) -> None:
     """ToolRL-DR data (§5): every row perturbed (DR-Full) and about half perturbed (DR-Mixed),
     uniformly over the 16 static types."""
@@ -34,10 +48,14 @@ def dr_data(
     suffix = {"parquet": ".parquet", "jsonl": ".jsonl", "hf": ""}.get(fmt)
     if suffix is None:
         raise typer.BadParameter(f"--format must be parquet, jsonl or hf, got {fmt!r}")
+    chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
     try:
-        manifest = build_dr_data(inputs, out, seed, clean_fraction=clean_fraction, suffix=suffix)
+        with model_errors():
+            manifest = build_dr_data(inputs, out, seed, clean_fraction=clean_fraction, suffix=suffix, rewriter=chosen)
     except (ValueError, OSError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    finally:
+        close(chosen)
     for name, info in manifest["inputs"].items():
         skipped = sum(len(v) for v in info["skipped"].values())
         typer.echo(f"{name}: {info['read']} of {info['rows']} rows read ({skipped} skipped, see manifest)")

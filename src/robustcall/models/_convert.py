@@ -170,6 +170,22 @@ class NameMap:
         return self.from_wire.get(wire_name, wire_name)
 
 
+def unwire_calls(calls: list[ToolCall], tools: list[ToolSpec]) -> list[ToolCall]:
+    """Calls read from text that answered an fc-mode request over ``tools`` with their wire aliases
+    (``maps_get_distance_duration``) turned back into the tool names (``maps.get_distance_duration``),
+    as structured calls are. A name that is itself a listed tool, or no alias, is kept as given.
+
+    The text path needs it when a server refuses the model's fc output and quotes it (llama.cpp's
+    HTTP 500): the quoted calls name the tools as the server saw them."""
+    names = NameMap.for_tools(tools)
+    listed = set(names.to_wire)
+    out: list[ToolCall] = []
+    for c in calls:
+        name = c.name if c.name in listed else names.original(c.name)
+        out.append(c if name == c.name else c.model_copy(update={"name": name}))
+    return out
+
+
 def openai_tools(tools: list[ToolSpec], names: NameMap) -> list[dict[str, Any]]:
     """``tools=`` entries for the chat completions API."""
     return [
@@ -261,7 +277,7 @@ def parse_choice(body: Any, names: NameMap, *, fc: bool) -> ParsedChoice:
         if isinstance(args, str):
             try:
                 args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
+            except (ValueError, RecursionError) as exc:  # bad JSON, a 5,000-digit number, deep nesting
                 problems.append(f"tool_calls[{k}] {name}: arguments are not valid JSON ({exc}): {args[:200]!r}")
                 raw_bits.append(f'{{"name": {json.dumps(name)}, "arguments": {args}}}')
                 calls.append(ToolCall(name=name, arguments={}))

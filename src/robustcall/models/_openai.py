@@ -21,8 +21,9 @@ import orjson
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
+from robustcall.models._proxy import proxy_for
 from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
-from robustcall.models._settings import ModelSettings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 
 _sleep = asyncio.sleep
 """Backoff waits go through here (tests record them)."""
@@ -77,7 +78,7 @@ class OpenAIChatModel:
         settings: ModelSettings | None = None,
         *,
         mode: Mode | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         api_key: str | None = None,
         name: str | None = None,
     ) -> None:
@@ -90,6 +91,7 @@ class OpenAIChatModel:
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         parts = urlsplit(self.url)
         self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here, early
         self._http: HttpClient | None = None
 
     def _client(self) -> HttpClient:
@@ -109,12 +111,10 @@ class OpenAIChatModel:
         """The JSON body for ``req`` and the tool-name map used to build it."""
         # fc mode names every tool up front (aliases in tool order); prompt mode sends no tools
         names = NameMap.for_tools(req.tools) if self.mode == "fc" else NameMap()
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": openai_messages(req.messages, names),
-            "temperature": self.settings.temperature,
-            "max_tokens": self.settings.max_tokens,
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": openai_messages(req.messages, names)}
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        body["max_tokens"] = self.settings.max_tokens
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
             if self.settings.tool_choice is not None:

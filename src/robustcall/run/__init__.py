@@ -14,6 +14,7 @@ from robustcall.run._plan import (
     record_key,
 )
 from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run, write_meta
+from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
     "ALL_TYPES",
@@ -23,14 +24,18 @@ __all__ = [
     "RUN_META",
     "SCORES",
     "SUMMARY",
+    "MergeError",
     "RunStats",
     "WorkItem",
     "answer",
     "as_transition",
     "clean_id_of",
+    "file_digest",
     "load_done",
+    "merge_runs",
     "observation_turn",
     "output_format",
+    "parse_shard",
     "parse_types",
     "plan_work",
     "record_key",
@@ -38,5 +43,6 @@ __all__ = [
     "run_episode",
     "run_items",
     "score_run",
+    "shard_items",
     "write_meta",
 ]

@@ -9,7 +9,8 @@ from typing import Any
 
 from robustcall.core import PredictionRecord, Verdict, read_checkpoint, write_jsonl
 from robustcall.formats import parse_tool_calls
-from robustcall.metrics import Summary, summarize
+from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, summarize
+from robustcall.models import unwire_calls
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
 from robustcall.score import score_records
@@ -24,17 +25,35 @@ def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     (run_dir / RUN_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
-def reparse(rec: PredictionRecord) -> PredictionRecord:
-    """The record with its tool calls parsed again from ``raw_output`` (structured fc calls kept)."""
+def run_mode(run_dir: Path) -> str | None:
+    """The ``mode`` a run asked in (``run.json``), ``None`` when it does not say."""
+    try:
+        meta = json.loads((run_dir / RUN_META).read_text())
+    except (OSError, ValueError):
+        return None
+    mode = meta.get("mode") if isinstance(meta, dict) else None
+    return mode if isinstance(mode, str) else None
+
+
+def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
+    """The record with its tool calls parsed again from ``raw_output`` (structured fc calls kept);
+    ``mode="fc"``: the text answered an fc request, so wire aliases are read back as tool names."""
     pred = rec.prediction
     if pred.error_kind == "infra" or (pred.tool_calls and not pred.raw_output):
         return rec
     calls = parse_tool_calls(pred.raw_output, output_format(rec), rec.tools).calls
+    if mode == "fc" and calls:
+        calls = unwire_calls(calls, rec.tools)
     return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": calls})})
 
 
 def score_run(
-    run_dir: Path, *, reparse_text: bool = False, resamples: int = 1000, seed: int = 0
+    run_dir: Path,
+    *,
+    reparse_text: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    resampling: Resampling = "per-sample",
 ) -> tuple[list[Verdict], Summary]:
     """Score every record of a run, write ``scores.jsonl`` and ``summary.json``, return both."""
     path = run_dir / PREDICTIONS
@@ -42,9 +61,10 @@ def score_run(
         raise FileNotFoundError(f"{path} not found: run `robustcall run --out {run_dir}` first")
     records = read_checkpoint(path, PredictionRecord)
     if reparse_text:
-        records = [reparse(r) for r in records]
+        mode = run_mode(run_dir)
+        records = [reparse(r, mode) for r in records]
     verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
-    summary = summarize(verdicts, resamples=resamples, seed=seed)
+    summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     write_jsonl(run_dir / SCORES, verdicts)
     (run_dir / SUMMARY).write_text(summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary
