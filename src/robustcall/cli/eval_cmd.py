@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from robustcall.cli._tables import summary_table
-from robustcall.core import Prediction
+from robustcall.core import Prediction, remove_stale_tmp
 from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 console = Console(stderr=True)
@@ -43,6 +43,19 @@ ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight 
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
+
+
+def _previous_meta(path: Path) -> dict[str, Any] | None:
+    """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
+    torn (written in place by an older version and cut by a kill): it is written afresh."""
+    try:
+        before = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        Console(stderr=True).print(f"note: {path} was unreadable (torn by a kill?); writing it afresh")
+        return None
+    return before if isinstance(before, dict) else None
 
 
 def _execute(
@@ -89,15 +102,17 @@ def _execute(
         "shard": shard,
     }
     previous = out / "run.json"
-    if resume and previous.is_file():
-        before = json.loads(previous.read_text())
+    if resume:
+        remove_stale_tmp(out)
+    before = _previous_meta(previous) if resume else None
+    if before is not None:
         changed = [k for k in ("bench", "model", "base_url", "mode", "shard") if before.get(k) != meta[k]]
         if changed:
             raise typer.BadParameter(
                 f"{out} holds a run with different {', '.join(changed)}: "
                 f"{ {k: before.get(k) for k in changed} }; use another --out"
             )
-    write_meta(out, meta)
+    write_meta(out, meta)  # atomic: a kill leaves the old file or the new one, never a torn one
 
     async def go() -> None:
         model = make_model(

@@ -69,6 +69,13 @@ ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (defau
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", help="Episodes in flight at once.")]
+AxisOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--axis",
+        help="Runtime axes beyond the paper (Appendix N): stale_resource, prerequisite, param_type_mismatch, or all.",
+    ),
+]
 BaseUrlOpt = Annotated[
     str | None, typer.Option("--base-url", help="Base URL for an openai/<model> spec (else $OPENAI_BASE_URL).")
 ]
@@ -98,8 +105,9 @@ def _execute(
     data: Path | None,
     sticky: bool | None = None,
     base_url: str | None = None,
+    axis: str | None = None,
 ) -> None:
-    from robustcall.faults import load_profile
+    from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.faults._bench import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import ChatModel, make_model
@@ -116,7 +124,8 @@ def _execute(
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
         prof = load_profile(profile)
-        make_env = load_env(env, data)
+        axes = parse_axes(axis)
+        make_env = with_axes(load_env(env, data), axes)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
     if sticky is not None:
@@ -163,6 +172,7 @@ def _execute(
                     "deltas": deltas,
                     "seeds": seed_list,
                     "tasks": chosen,
+                    **({"axes": list(axes)} if axes else {}),
                 },
                 prompt=prompt,
                 concurrency=concurrency,
@@ -214,6 +224,7 @@ def run(
     data: DataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
@@ -239,6 +250,7 @@ def run(
         data,
         base_url=base_url,
         sticky=sticky,
+        axis=axis,
     )
 
 
@@ -260,6 +272,7 @@ def sweep(
     data: DataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
@@ -280,6 +293,7 @@ def sweep(
         data,
         base_url=base_url,
         sticky=sticky,
+        axis=axis,
     )
     report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
 

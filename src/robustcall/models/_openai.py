@@ -20,7 +20,7 @@ import orjson
 
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
-from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
+from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse, HttpResponseTooLarge, Limits
 from robustcall.models._proxy import proxy_for
 from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
@@ -62,10 +62,24 @@ def _error_message(body: str) -> str:
 class RetryRequest(Exception):
     """An attempt failed in a way worth retrying."""
 
-    def __init__(self, reason: str, wait_s: float | None = None) -> None:
+    def __init__(self, reason: str, wait_s: float | None = None, *, final: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.wait_s = wait_s
+        self.final = final
+        """Not worth asking again after all (e.g. a response over the size limit)."""
+
+
+def _timeout_reason(exc: TimeoutError, s: ModelSettings) -> str:
+    """Which limit a timed-out attempt ran into, with its setting."""
+    why = str(exc)
+    if "first-byte" in why:
+        return f"timeout: no answer began within {s.first_byte_timeout_s:g}s (first_byte_timeout_s)"
+    if "idle" in why:
+        return f"timeout: the answer stalled for {s.idle_timeout_s:g}s (idle_timeout_s)"
+    if "connect" in why:
+        return f"timeout: no connection within {s.connect_timeout_s:g}s (connect_timeout_s)"
+    return f"timeout after {s.timeout_s:g}s"
 
 
 class OpenAIChatModel:
@@ -105,7 +119,20 @@ class OpenAIChatModel:
     async def post(self, payload: bytes) -> HttpResponse:
         """POST a JSON body to the chat endpoint once, within the settings' timeout (no retries).
         Raises ``HttpConnectionError`` or ``TimeoutError``."""
-        return await self._client().request("POST", self._path, payload, timeout_s=self.settings.timeout_s)
+        return await self._client().request(
+            "POST", self._path, payload, timeout_s=self.settings.timeout_s, limits=self._limits
+        )
+
+    @property
+    def _limits(self) -> Limits:
+        s = self.settings
+        return Limits(
+            total_s=s.timeout_s,
+            connect_s=s.connect_timeout_s or None,
+            first_byte_s=s.first_byte_timeout_s or None,
+            idle_s=s.idle_timeout_s or None,
+            max_body_bytes=s.max_response_bytes,
+        )
 
     def request_body(self, req: ModelRequest) -> tuple[dict[str, Any], NameMap]:
         """The JSON body for ``req`` and the tool-name map used to build it."""
@@ -148,6 +175,8 @@ class OpenAIChatModel:
             try:
                 return read(await self._post_checked(payload)), attempt, None
             except RetryRequest as retry:
+                if retry.final:
+                    return None, attempt, retry.reason
                 if attempt > s.max_retries:
                     return None, attempt, f"{retry.reason} (gave up after {attempt} attempts)"
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
@@ -160,7 +189,9 @@ class OpenAIChatModel:
         try:
             resp = await self.post(payload)
         except TimeoutError as exc:
-            raise RetryRequest(f"timeout after {self.settings.timeout_s:g}s") from exc
+            raise RetryRequest(_timeout_reason(exc, self.settings)) from exc
+        except HttpResponseTooLarge as exc:
+            raise RetryRequest(f"response too large from {self.url}: {exc}", final=True) from exc
         except HttpConnectionError as exc:
             raise RetryRequest(f"connection error: {exc}") from exc
         if resp.status != 200 and retryable_status(resp.status):
