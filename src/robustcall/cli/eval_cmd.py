@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from robustcall.cli._tables import summary_table
-from robustcall.core import Prediction
+from robustcall.core import Prediction, remove_stale_tmp
 from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 console = Console(stderr=True)
@@ -28,9 +28,19 @@ ModelOpt = Annotated[
     ),
 ]
 BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
+    list[str] | None,
+    typer.Option(
+        "--base-url",
+        help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL); repeat it, or give "
+        "a comma list, for replicas of one model (least outstanding requests, per-endpoint health).",
+    ),
 ]
+
+
+def _urls(base_url: list[str] | None) -> str | None:
+    return ",".join(base_url) if base_url else None
+
+
 ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
@@ -43,6 +53,19 @@ ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight 
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
+
+
+def _previous_meta(path: Path) -> dict[str, Any] | None:
+    """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
+    torn (written in place by an older version and cut by a kill): it is written afresh."""
+    try:
+        before = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        Console(stderr=True).print(f"note: {path} was unreadable (torn by a kill?); writing it afresh")
+        return None
+    return before if isinstance(before, dict) else None
 
 
 def _execute(
@@ -58,7 +81,8 @@ def _execute(
     base_url: str | None = None,
     shard: str | None = None,
 ) -> None:
-    from robustcall.models import check_spec, make_model, resolve_base_url
+    from robustcall.cli._tables import endpoint_table
+    from robustcall.models import OpenAIChatModel, check_spec, make_model, resolve_base_url
     from robustcall.run import file_digest, parse_shard, parse_types, plan_work, run_items, shard_items, write_meta
 
     if mode not in (None, "fc", "prompt"):
@@ -89,15 +113,17 @@ def _execute(
         "shard": shard,
     }
     previous = out / "run.json"
-    if resume and previous.is_file():
-        before = json.loads(previous.read_text())
+    if resume:
+        remove_stale_tmp(out)
+    before = _previous_meta(previous) if resume else None
+    if before is not None:
         changed = [k for k in ("bench", "model", "base_url", "mode", "shard") if before.get(k) != meta[k]]
         if changed:
             raise typer.BadParameter(
                 f"{out} holds a run with different {', '.join(changed)}: "
                 f"{ {k: before.get(k) for k in changed} }; use another --out"
             )
-    write_meta(out, meta)
+    write_meta(out, meta)  # atomic: a kill leaves the old file or the new one, never a torn one
 
     async def go() -> None:
         model = make_model(
@@ -131,6 +157,10 @@ def _execute(
             )
             if stats.infra_errors:
                 console.print(f"[yellow]{stats.infra_errors} infra errors: `--resume` asks them again")
+            endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
+            if len(endpoints) > 1:
+                console.print(endpoint_table(endpoints))
+                write_meta(out, {**meta, "endpoints": endpoints})
         finally:
             await model.aclose()
 
@@ -173,7 +203,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard)
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, _urls(base_url), shard)
 
     @app.command("merge")
     def merge_cmd(
@@ -244,5 +274,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, base_url)
+        _execute(
+            bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, _urls(base_url)
+        )
         _score_and_print(run_dir, False, 10_000, seed)

@@ -17,6 +17,7 @@ from robustcall.core import (
     STATIC_TYPES,
     TRANSITION_TYPES,
     Sample,
+    atomic_write_text,
     file_sha256,
     seeded_rng,
     type_info,
@@ -165,5 +166,5 @@ def build_benchmark(
         "guard": guard.as_dict(),
         "sha256": {f"{code}.jsonl": file_sha256(out / f"{code}.jsonl") for code in files},
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import PredictionRecord, Verdict, read_checkpoint, write_jsonl
+from robustcall.core import PredictionRecord, Verdict, atomic_write_text, read_checkpoint, write_jsonl
 from robustcall.formats import parse_tool_calls
 from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, ghost_calls_in_records, summarize
 from robustcall.models import unwire_calls
@@ -22,7 +22,7 @@ RUN_META = "run.json"
 
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / RUN_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(run_dir / RUN_META, json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
 def run_mode(run_dir: Path) -> str | None:
@@ -67,5 +67,5 @@ def score_run(
     summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     summary.ghost_calls = ghost_calls_in_records(records)
     write_jsonl(run_dir / SCORES, verdicts)
-    (run_dir / SUMMARY).write_text(summary.model_dump_json(indent=2) + "\n")
+    atomic_write_text(run_dir / SUMMARY, summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary
