@@ -28,9 +28,19 @@ ModelOpt = Annotated[
     ),
 ]
 BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
+    list[str] | None,
+    typer.Option(
+        "--base-url",
+        help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL); repeat it, or give "
+        "a comma list, for replicas of one model (least outstanding requests, per-endpoint health).",
+    ),
 ]
+
+
+def _urls(base_url: list[str] | None) -> str | None:
+    return ",".join(base_url) if base_url else None
+
+
 ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
@@ -71,7 +81,8 @@ def _execute(
     base_url: str | None = None,
     shard: str | None = None,
 ) -> None:
-    from robustcall.models import check_spec, make_model, resolve_base_url
+    from robustcall.cli._tables import endpoint_table
+    from robustcall.models import OpenAIChatModel, check_spec, make_model, resolve_base_url
     from robustcall.run import file_digest, parse_shard, parse_types, plan_work, run_items, shard_items, write_meta
 
     if mode not in (None, "fc", "prompt"):
@@ -146,6 +157,10 @@ def _execute(
             )
             if stats.infra_errors:
                 console.print(f"[yellow]{stats.infra_errors} infra errors: `--resume` asks them again")
+            endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
+            if len(endpoints) > 1:
+                console.print(endpoint_table(endpoints))
+                write_meta(out, {**meta, "endpoints": endpoints})
         finally:
             await model.aclose()
 
@@ -182,7 +197,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard)
+        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, _urls(base_url), shard)
 
     @app.command("merge")
     def merge_cmd(
@@ -253,5 +268,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, base_url)
+        _execute(
+            bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, _urls(base_url)
+        )
         _score_and_print(run_dir, False, 10_000, seed)

@@ -53,7 +53,12 @@ DataOpt = Annotated[
     Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
 ]
 ModelOpt = Annotated[
-    str, typer.Option("--model", help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy>")
+    str,
+    typer.Option(
+        "--model",
+        help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy> | "
+        "scripted:expert (the environment's expert)",
+    ),
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
@@ -105,8 +110,9 @@ def _execute(
     from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.faults._bench import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
-    from robustcall.models import make_model
+    from robustcall.models import ChatModel, make_model
     from robustcall.run._episode import PROMPT_VARIANTS, run_episode
+    from robustcall.run._expert import EXPERT_SPEC, EnvExpertModel
 
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -131,14 +137,20 @@ def _execute(
         raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
     chosen = chosen[:limit] if limit is not None else chosen
     seed_list = [int(x) for x in _floats(seeds, "--seeds")]
+    chat: ChatModel
     try:
-        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        chat = (
+            EnvExpertModel()
+            if model == EXPERT_SPEC
+            else make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
-        return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
+        agent = chat.bind(wrapped) if isinstance(chat, EnvExpertModel) else chat
+        return await run_episode(agent, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
 
     async def go() -> FaultRunStats:
         try:
