@@ -4,6 +4,7 @@ and upload floods, deep JSON, huge integers and ids past 2^63."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -13,7 +14,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
 from sqlalchemy import event
 from starlette.testclient import TestClient
 
@@ -96,9 +96,7 @@ def test_without_tokens_a_name_held_by_a_token_cannot_be_taken(lb_data: dict[str
         assert client.post("/api/submissions?model=anon", content=data).status_code == 201  # anonymous: shared
 
 
-def test_storage_is_compressed_limited_and_pages_read_only_small_columns(
-    lb_data: dict[str, Path], db_url: str
-) -> None:
+def test_storage_is_compressed_limited_and_pages_read_only_small_columns(lb_data: dict[str, Path], db_url: str) -> None:
     data = lb_data["first_tool"].read_bytes()
     with _client(lb_data, db_url, limits=Limits(max_storage_bytes=None, page_size=2)) as client:
         store = client.app.state.store  # type: ignore[attr-defined]
@@ -137,11 +135,11 @@ def test_uploads_are_rate_limited_per_client(lb_data: dict[str, Path], db_url: s
 
 def test_bad_json_and_ids_are_400_with_a_reason(lb_data: dict[str, Path], db_url: str) -> None:
     rid = json.loads(lb_data["oracle"].read_text().splitlines()[0])["id"]
-    deep = '{"id": "%s", "prediction": {"raw_output": "", "x": %s1%s}}' % (rid, "[" * 3000, "]" * 3000)
-    big = '{"id": "%s", "prediction": {"raw_output": "", "latency_s": %s}}' % (rid, "9" * 5000)
-    deep_args = json.dumps(
-        {"id": rid, "prediction": {"tool_calls": [{"name": "f", "arguments": {"a": json.loads("[" * 500 + "]" * 500)}}]}}
-    )
+    head = json.dumps({"id": rid})[:-1]
+    deep = head + ', "prediction": {"raw_output": "", "x": ' + "[" * 3000 + "1" + "]" * 3000 + "}}"
+    big = head + ', "prediction": {"raw_output": "", "latency_s": ' + "9" * 5000 + "}}"
+    nested = json.loads("[" * 500 + "]" * 500)
+    deep_args = json.dumps({"id": rid, "prediction": {"tool_calls": [{"name": "f", "arguments": {"a": nested}}]}})
     with _client(lb_data, db_url) as client:
         r = client.post("/api/submissions?model=m", content=deep.encode())
         assert r.status_code == 400 and "nested too deeply" in r.json()["error"]
@@ -193,9 +191,7 @@ def test_a_live_server_refuses_big_bodies_before_reading_them(lb_data: dict[str,
                 assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
                 time.sleep(0.2)
         with socket.create_connection(("127.0.0.1", port)) as s:
-            s.sendall(
-                b"POST /api/submissions?model=m HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741824\r\n\r\n"
-            )
+            s.sendall(b"POST /api/submissions?model=m HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741824\r\n\r\n")
             assert _read_status(s).startswith(b"HTTP/1.1 413")
         with socket.create_connection(("127.0.0.1", port)) as s:
             s.sendall(b"POST /api/submissions?model=m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -209,10 +205,8 @@ def test_a_live_server_refuses_big_bodies_before_reading_them(lb_data: dict[str,
                     sent += 64 * 1024
                 except OSError:
                     break
-                try:
+                with contextlib.suppress(TimeoutError):
                     head = s.recv(4096)
-                except TimeoutError:
-                    pass
             if not head:
                 head = _read_status(s)
             assert head.startswith(b"HTTP/1.1 413"), head[:100]
