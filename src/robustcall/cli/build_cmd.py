@@ -88,7 +88,7 @@ def register_audit(app: typer.Typer) -> None:
         judge_base_url: Annotated[
             str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of the judge.")
         ] = None,
-        n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
+        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:
@@ -97,7 +97,9 @@ def register_audit(app: typer.Typer) -> None:
 
         from robustcall.perturb import LLMRewriter
         from robustcall.perturb.audit import audit
+        from robustcall.run import bench_version
 
+        bench_version(bench)  # a finished build, not any folder
         judge = None
         if judge_model and judge_base_url:
             client = LLMRewriter(judge_model, judge_base_url)

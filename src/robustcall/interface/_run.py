@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from robustcall.core import JsonlAppender, Trajectory, read_checkpoint
+from robustcall.core import ExistingOutputError, JsonlAppender, Trajectory, read_checkpoint
 from robustcall.envs import make_env
 from robustcall.formats import OutputFormat
 from robustcall.interface._env import InterfaceEnv, Mode, NameView
@@ -93,7 +93,7 @@ async def run_pipe(
     done: dict[str, Trajectory] = {}
     if path.exists() and path.stat().st_size:
         if not resume:
-            raise FileExistsError(f"{path} already holds episodes: pass --resume to finish that run")
+            raise ExistingOutputError(f"{path} already holds episodes: pass --resume to finish that run")
         done = {t.id: t for t in read_checkpoint(path, Trajectory) if t.termination != "infra"}
     model: ChatModel
     if model_spec in ("scripted:expert", "scripted:memorise"):

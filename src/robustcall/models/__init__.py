@@ -9,7 +9,7 @@
 
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import json_schema
-from robustcall.models._factory import SPEC_HELP, make_model
+from robustcall.models._factory import SPEC_HELP, make_model, spec_identity
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
@@ -38,4 +38,5 @@ __all__ = [
     "load_settings",
     "make_model",
     "policy",
+    "spec_identity",
 ]

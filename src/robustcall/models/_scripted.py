@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable
 
-from robustcall.core import Message, ToolCall, ToolSpec
+from robustcall.core import InputError, Message, ToolCall, ToolSpec
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 
 Policy = Callable[[ModelRequest], list[ToolCall] | str]
@@ -120,7 +120,7 @@ class ScriptedModel:
     def __init__(self, policy_name: str, *, mode: Mode = "fc") -> None:
         if policy_name not in POLICIES:
             known = ", ".join(sorted(POLICIES))
-            raise ValueError(f"unknown scripted policy {policy_name!r} (known: {known})")
+            raise InputError(f"unknown scripted policy {policy_name!r} (known: {known})")
         self.policy = POLICIES[policy_name]
         self.name = f"scripted:{policy_name}"
         self.mode: Mode = mode

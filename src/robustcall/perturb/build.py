@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import STATIC_TYPES, Sample, file_sha256, seeded_rng, write_jsonl
+from robustcall.core import STATIC_TYPES, InputError, Sample, file_sha256, seeded_rng, write_jsonl
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._rewriter import Rewriter
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext
@@ -60,7 +60,7 @@ def build_benchmark(
     rewriter = rewriter or OfflineRewriter()
     unknown = [t for t in types if t not in REGISTRY or not REGISTRY[t].static]
     if unknown:
-        raise ValueError(f"not static perturbation types: {unknown}; valid: {', '.join(STATIC_TYPES)}")
+        raise InputError(f"not static perturbation types: {unknown}; valid: {', '.join(STATIC_TYPES)}")
     counts = {**DEFAULT_COMPOSITION, **(per_source or {})}
     clean: list[Sample] = []
     versions: dict[str, dict[str, str]] = {}

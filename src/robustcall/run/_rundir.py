@@ -7,9 +7,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import PredictionRecord, Verdict, read_checkpoint, write_jsonl
+from robustcall.core import (
+    ExistingOutputError,
+    InputError,
+    MissingInputError,
+    PredictionRecord,
+    Verdict,
+    read_checkpoint,
+    write_jsonl,
+)
 from robustcall.formats import parse_tool_calls
 from robustcall.metrics import Summary, summarize
+from robustcall.models import spec_identity
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
 from robustcall.score import score_records
@@ -19,9 +28,56 @@ SUMMARY = "summary.json"
 RUN_META = "run.json"
 
 
+IDENTITY = ("model_name", "mode", "answer_settings", "bench_version")
+"""What decides a run's answers: a resume must agree on all of these. The endpoint, the bench
+folder's path, the types and the limit may change (a changed endpoint is noted in ``endpoints``)."""
+
+
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / RUN_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def _identity_of(before: dict[str, Any]) -> dict[str, Any]:
+    """The identity fields of a ``run.json``; files written before they existed give what they can."""
+    got = {k: before[k] for k in IDENTITY if k in before}
+    if "model_name" not in got and isinstance(before.get("model"), str):
+        got["model_name"] = spec_identity(before["model"])[0]
+    return got
+
+
+def _endpoints_of(before: dict[str, Any]) -> list[str]:
+    if isinstance(before.get("endpoints"), list):
+        return [e for e in before["endpoints"] if isinstance(e, str)]
+    endpoint = spec_identity(before["model"])[1] if isinstance(before.get("model"), str) else None
+    return [endpoint] if endpoint else []
+
+
+def resume_meta(run_dir: Path, meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` for a run that goes on in ``run_dir``, checked against the ``run.json`` there.
+
+    A resume must agree on ``IDENTITY`` (else ``ExistingOutputError`` names what differs); an
+    endpoint it was not answered from before is added to ``endpoints`` (oldest first). Without a
+    ``run.json`` there, ``meta`` starts the history."""
+    endpoint = meta.get("endpoint")
+    previous = run_dir / RUN_META
+    endpoints: list[str] = []
+    if previous.is_file():
+        try:
+            before = json.loads(previous.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{previous}: not valid JSON ({exc.msg}); move it away to start afresh") from None
+        old = _identity_of(before)
+        changed = [k for k in IDENTITY if k in old and k in meta and old[k] != meta[k]]
+        if changed:
+            diff = "; ".join(f"{k}: {old[k]!r} then, {meta[k]!r} now" for k in changed)
+            raise ExistingOutputError(
+                f"{run_dir} holds a run with a different {', '.join(changed)} ({diff}): use another --out"
+            )
+        endpoints = [e for e in before.get("endpoints", [before.get("endpoint")]) if isinstance(e, str)]
+    if isinstance(endpoint, str) and endpoint not in endpoints:
+        endpoints.append(endpoint)
+    return {**meta, "endpoints": endpoints} if endpoints else dict(meta)
 
 
 def reparse(rec: PredictionRecord) -> PredictionRecord:
@@ -39,7 +95,7 @@ def score_run(
     """Score every record of a run, write ``scores.jsonl`` and ``summary.json``, return both."""
     path = run_dir / PREDICTIONS
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: run `robustcall run --out {run_dir}` first")
+        raise MissingInputError(f"{path} not found: run `robustcall run --out {run_dir}` first")
     records = read_checkpoint(path, PredictionRecord)
     if reparse_text:
         records = [reparse(r) for r in records]
