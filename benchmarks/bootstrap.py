@@ -1,10 +1,16 @@
-"""Vectorised paired bootstrap (``robustcall.metrics.robustness``) against a naive Python loop.
+"""The bootstrap behind every interval (``robustcall.metrics.robustness``) against plainer ways of computing it.
 
-Shape of the paper's benchmark: 199 source samples × (clean + 22 types), B = 10,000 (every type on every
-source here: 4,577 cells; the release has 3,721 because not every type applies to every source).
-The naive loop resamples the 199 sources B times in Python and recomputes every statistic from
-per-type lists; it is timed at B = 200 and extrapolated linearly to B = 10,000 (it is linear in B).
-A second, 19× larger shape (3,721 source rows × 23 columns) shows how the vectorised path scales.
+Per-sample (the paper's intervals, the default): every group (Clean, 22 types, 4 components, all
+perturbed records) is resampled on its own. Ours draws each replicate as multinomial counts of the
+distinct score values (B × 2 numbers for binary correctness); the plain vectorised way draws B × n
+record indices per group (``rng.integers`` then a mean, what ``summarize`` did before); the naive
+way is a Python loop. Shape: the paper's release, 3,721 records (Clean 199, per-type counts of
+Tables 7-14), and a 10× larger one; B = 10,000.
+
+Clustered (``--resampling clustered``): source rows resampled, one weight matrix per block of
+replicates; against a Python loop over sources.
+
+Slow baselines are timed at a smaller B and extrapolated linearly (they are linear in B).
 
 usage: python benchmarks/bootstrap.py
 """
@@ -16,18 +22,26 @@ import statistics
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from robustcall.core import TAXONOMY, Verdict
 from robustcall.metrics import robustness
 
 CODES = ["clean", *(t.code for t in TAXONOMY)]
 COMPONENT = {"clean": "clean"} | {t.code: t.component for t in TAXONOMY}
+# records per type in the paper's release (Tables 7-14; Table 3's total 3,721)
+PAPER_N = {"clean": 199} | {t.code: 199 for t in TAXONOMY}
+PAPER_N |= dict(same_name_A=133, same_name_B=127, same_name_C=126, same_name_D=125, same_name_E=126)
+PAPER_N |= dict(CD=102, TD=102, CD_NT=102, TD_NT=102, CD_AB=144, TD_AB=144)
+B = 10_000
 
 
-def verdicts(sources: int, seed: int = 0) -> list[Verdict]:
+def verdicts(scale: int = 1, every_type_every_source: bool = False, seed: int = 0) -> list[Verdict]:
     rng = random.Random(seed)
     out = []
-    for i in range(sources):
-        for code in CODES:
+    for code in CODES:
+        n = 199 * scale if every_type_every_source else PAPER_N[code] * scale
+        for i in range(n):
             ok = rng.random() < 0.6
             vid = f"s{i}" if code == "clean" else f"s{i}__{code}"
             out.append(
@@ -36,44 +50,81 @@ def verdicts(sources: int, seed: int = 0) -> list[Verdict]:
     return out
 
 
-def naive(vs: list[Verdict], resamples: int, seed: int) -> None:
-    """Percentile bootstrap the straightforward way: Python lists, one replicate at a time."""
+def groups(vs: list[Verdict]) -> list[np.ndarray]:
+    by: dict[str, list[float]] = {}
+    for v in vs:
+        by.setdefault(v.type, []).append(v.score)
+        if v.type != "clean":
+            by.setdefault(v.component, []).append(v.score)
+            by.setdefault("pert", []).append(v.score)
+    return [np.array(x) for x in by.values()]
+
+
+def index_draws(vs: list[Verdict], resamples: int) -> None:
+    """Plain vectorised per-sample bootstrap: B × n indices per group, then the means (in blocks of 1,000)."""
+    rng = np.random.default_rng(0)
+    for scores in groups(vs):
+        means = []
+        for lo in range(0, resamples, 1000):
+            idx = rng.integers(0, scores.size, size=(min(1000, resamples - lo), scores.size))
+            means.append(scores[idx].mean(axis=1))
+        np.percentile(np.concatenate(means), [2.5, 97.5])
+
+
+def python_per_sample(vs: list[Verdict], resamples: int) -> None:
+    rng = random.Random(0)
+    for scores in groups(vs):
+        s = scores.tolist()
+        means = sorted(statistics.fmean(rng.choices(s, k=len(s))) for _ in range(resamples))
+        _ = means[int(0.025 * resamples)], means[int(0.975 * resamples)]
+
+
+def python_clustered(vs: list[Verdict], resamples: int) -> None:
     by_source: dict[str, dict[str, float]] = {}
     for v in vs:
-        src = v.id.split("__")[0]
-        by_source.setdefault(src, {})[v.type] = v.score
+        by_source.setdefault(v.id.split("__")[0], {})[v.type] = v.score
     sources = sorted(by_source)
-    rng = random.Random(seed)
+    rng = random.Random(0)
     reps: dict[str, list[float]] = {}
     for _ in range(resamples):
         drawn = [by_source[rng.choice(sources)] for _ in sources]
         acc = {c: statistics.fmean(d[c] for d in drawn if c in d) for c in CODES}
         for c in CODES[1:]:
             reps.setdefault(f"drop:{c}", []).append(acc["clean"] - acc[c])
-        for comp in ("observation", "action", "reward", "transition"):
-            mean = statistics.fmean(acc[t.code] for t in TAXONOMY if t.component == comp)
-            reps.setdefault(f"delta:{comp}", []).append(acc["clean"] - mean)
     for values in reps.values():
         values.sort()
 
 
-def timed(fn: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+def timed(fn: Callable[[], object], repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def main() -> None:
-    b = 10_000
-    for sources in (199, 3721):
-        vs = verdicts(sources)
-        fast = min(timed(lambda vs=vs: robustness(vs, resamples=b)) for _ in range(3))
-        naive_b = 200 if sources == 199 else 20
-        slow = timed(lambda vs=vs, nb=naive_b: naive(vs, nb, 0)) * b / naive_b
+    print(f"per-sample bootstrap (the paper's), B = {B:,}")
+    for scale in (1, 10):
+        vs = verdicts(scale)
+        ours = timed(lambda vs=vs: robustness(vs, resamples=B), repeat=3)
+        plain = timed(lambda vs=vs: index_draws(vs, B))
+        nb = 100 if scale == 1 else 10
+        loop = timed(lambda vs=vs, nb=nb: python_per_sample(vs, nb)) * B / nb
         print(
-            f"{sources} sources x {len(CODES)} columns ({len(vs):,} samples), B = {b:,}: "
-            f"vectorised {fast:.2f} s, naive loop {slow:.1f} s (timed at B = {naive_b}, extrapolated) "
-            f"-> {slow / fast:.0f}x"
+            f"  {len(vs):,} records: multinomial counts {ours:.3f} s | B x n index draws {plain:.2f} s "
+            f"({plain / ours:.0f}x) | Python loop {loop:.0f} s (timed at B = {nb}; {loop / ours:.0f}x)"
+        )
+    print(f"clustered bootstrap (source rows), B = {B:,}")
+    for scale in (1, 19):
+        vs = verdicts(scale, every_type_every_source=True)
+        ours = timed(lambda vs=vs: robustness(vs, resamples=B, resampling="clustered"), repeat=3)
+        nb = 200 if scale == 1 else 20
+        loop = timed(lambda vs=vs, nb=nb: python_clustered(vs, nb)) * B / nb
+        print(
+            f"  {199 * scale:,} sources x {len(CODES)} columns ({len(vs):,} records): vectorised {ours:.2f} s | "
+            f"Python loop {loop:.0f} s (timed at B = {nb}; {loop / ours:.0f}x)"
         )
 
 

@@ -41,6 +41,10 @@ def bench(tmp_path: Path) -> Path:
     return d
 
 
+def _run(bench: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", "--types", "clean", "--bench", str(bench), "--out", str(out), *extra]
+
+
 def _refused(args: list[str], *, code: int | None = None, says: str = "") -> str:
     result = runner.invoke(app, args, env={"ROBUSTCALL_CACHE": "/nonexistent/robustcall-cache"})
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
@@ -90,15 +94,13 @@ def test_settings_typo_is_refused_for_any_backend(bench: Path, tmp_path: Path) -
     settings = tmp_path / "settings.yaml"
     settings.write_text("some-model:\n  temprature: 0.5\n")
     _refused(
-        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", "scripted:oracle"]
-        + ["--settings", str(settings)],
+        _run(bench, tmp_path / "r", "--model", "scripted:oracle", "--settings", str(settings)),
         code=1,
         says="unknown setting 'temprature'",
     )
     settings.write_text("x: [\n")
     _refused(
-        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r2"), "--model", "scripted:oracle"]
-        + ["--settings", str(settings)],
+        _run(bench, tmp_path / "r2", "--model", "scripted:oracle", "--settings", str(settings)),
         code=1,
         says="settings.yaml:2:1: not valid YAML",
     )
@@ -176,8 +178,7 @@ def test_unknown_type_is_one_line(bench: Path, tmp_path: Path) -> None:
 def test_debug_shows_the_traceback(bench: Path, tmp_path: Path) -> None:
     result = runner.invoke(
         app,
-        ["--debug", "run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r")]
-        + ["--model", "scripted:nope"],
+        ["--debug", *_run(bench, tmp_path / "r", "--model", "scripted:nope")],
     )
     assert result.exit_code != 0
     assert isinstance(result.exception, ValueError) and "unknown scripted policy" in str(result.exception)

@@ -71,7 +71,9 @@ def make_git_repo(path: Path) -> Path:
 def proxy_params(upstream: str, *args: str) -> StdioServerParameters:
     """The proxy started through the CLI as a stdio MCP server."""
     return StdioServerParameters(
-        command=str(BIN / "robustcall"), args=["faults", "mcp-proxy", "--upstream", upstream, *args]
+        command=str(BIN / "robustcall"),
+        args=["faults", "mcp-proxy", "--upstream", upstream, *args],
+        env=dict(os.environ),  # the SDK's default environment drops PYTHONPATH: run the sources under test
     )
 
 

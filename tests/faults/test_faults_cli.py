@@ -30,9 +30,18 @@ def test_run_sweep_report_export(tmp_path: Path) -> None:
     with mock_openai(reply=SEARCH_FOREVER) as url:
         model = f"openai:mock@{url}"
         common = ["--env", "shop_env:ShopEnv", "--model", model, "--mode", "prompt", "--max-steps", "4"]
-        _invoke("run", *common, "--profile", "permanent", "--delta", "1", "--out", str(tmp_path / "run"))
+        ran = _invoke(
+            "run", *common, "--profile", "permanent", "--sticky", "--delta", "1", "--out", str(tmp_path / "run")
+        )
+        per_call = _invoke("run", *common, "--profile", "permanent", "--delta", "1", "--out", str(tmp_path / "pc"))
         out = _invoke("sweep", *common, "--profile", "transient", "--deltas", "0,0.5,1", "--seeds", "0,1",
                       "--out", str(tmp_path / "sweep"))  # fmt: skip
+    # δ beside the effective rate: sticky repeats make it exceed the share of fresh draws
+    assert "δ = 1: effective injection rate 1.000 (8 of 8 calls met a fault: 2 fresh draws, 6 sticky repeats)" in ran
+    assert (
+        "δ = 1: effective injection rate 1.000 (8 of 8 calls met a fault: 8 fresh draws, 0 sticky repeats)" in per_call
+    )
+    assert "δ = 0.5: effective injection rate" in out
     run = read_trajectories(tmp_path / "run")
     assert [t.task_id for t in run] == ["lamp", "mug"] and all(t.termination == "step_limit" for t in run)
     assert all(s.fault is not None for t in run for s in t.steps)

@@ -112,7 +112,7 @@ def test_transient_execution_errors_replace_the_call_once(code: str) -> None:
 
 
 def test_404_sticks_to_the_same_arguments_only() -> None:
-    env, inner = faulty("http_404", at_calls=[0])
+    env, inner = faulty("http_404", at_calls=[0], sticky=True)
     assert env.step(SEARCH).observation.startswith("HTTP 404 Not Found")
     again = env.step(SEARCH)
     assert again.fault is not None and again.fault.repeat_of == 0
@@ -122,7 +122,7 @@ def test_404_sticks_to_the_same_arguments_only() -> None:
 
 @pytest.mark.parametrize("code", ["http_401", "http_403", "tool_deprecated"])
 def test_tool_scoped_permanent_faults_stick_to_the_tool(code: str) -> None:
-    env, inner = faulty(code, at_calls=[0])
+    env, inner = faulty(code, at_calls=[0], sticky=True)
     env.step(SEARCH)
     later = env.step(ToolCall(name="search", arguments={"query": "mug"}))
     assert later.fault is not None and later.fault.fault_type == code and later.fault.repeat_of == 0
@@ -132,7 +132,7 @@ def test_tool_scoped_permanent_faults_stick_to_the_tool(code: str) -> None:
 
 
 def test_param_renamed_rejects_the_old_name_and_translates_the_new() -> None:
-    env, inner = faulty("param_renamed", at_calls=[0])
+    env, inner = faulty("param_renamed", at_calls=[0], sticky=True)
     first = env.step(SEARCH)
     assert first.observation == (
         "HTTP 400 Bad Request. Unknown parameter `query` for `search`: "
@@ -146,12 +146,12 @@ def test_param_renamed_rejects_the_old_name_and_translates_the_new() -> None:
 
 
 def test_param_required_needs_the_new_parameter() -> None:
-    env, inner = faulty("param_required", at_calls=[0])
+    env, inner = faulty("param_required", at_calls=[0], sticky=True)
     assert "Missing required parameter `api_version`" in env.step(SEARCH).observation
     assert env.step(SEARCH).fault is not None
     ok = env.step(ToolCall(name="search", arguments={"query": "lamp", "api_version": "2"}))
     assert ok.fault is None and inner.executed == [SEARCH]
-    env2, _ = faulty("param_required", at_calls=[0])
+    env2, _ = faulty("param_required", at_calls=[0], sticky=True)
     env2.step(BUY)
     assert env2.expert_action() == ToolCall(name="search", arguments={"query": "lamp"})
 
@@ -218,3 +218,52 @@ def test_key_order_of_a_profile_file_never_changes_a_draw() -> None:
     assert [FaultInjector(a, key="k").draw(i, "t")[0] for i in range(200)] == [
         FaultInjector(b, key="k").draw(i, "t")[0] for i in range(200)
     ]
+
+
+def test_an_agent_that_repeats_a_call_meets_faults_at_rate_delta() -> None:
+    """Algorithm 1 draws Bernoulli(δ) on every call: repeating a call never raises the fault rate."""
+    from robustcall.core import Step, Trajectory
+    from robustcall.metrics import injection_counts
+
+    delta, episodes, calls = 0.3, 20, 200
+    trajs = []
+    for seed in range(episodes):
+        env = FaultyEnv(ShopEnv(), load_profile("default").with_delta(delta))
+        env.reset("lamp", seed=seed)
+        steps = []
+        for i in range(calls):
+            out = env.step(SEARCH)
+            steps.append(Step(index=i, action=SEARCH, fault=out.fault.model_dump() if out.fault else None))
+        trajs.append(Trajectory(id=f"e{seed}", env="shop", task_id="lamp", steps=steps))
+    counts = injection_counts(trajs)
+    n = episodes * calls
+    se = (delta * (1 - delta) / n) ** 0.5
+    assert counts.calls == n and counts.faulted == counts.fresh  # nothing answered without a draw
+    assert counts.rate is not None and abs(counts.rate - delta) < 4 * se, counts
+
+
+@pytest.mark.parametrize("code", ["http_404", "http_401", "http_403", "tool_deprecated"])
+def test_permanent_faults_are_one_call_observations_by_default(code: str) -> None:
+    env, inner = faulty(code, at_calls=[0])
+    assert env.step(SEARCH).fault is not None and inner.executed == []
+    again = env.step(SEARCH)
+    assert again.fault is None and inner.executed == [SEARCH]
+    assert [t.name for t in env.tools()] == ["search", "buy"]  # the interface is unchanged
+
+
+def test_interface_faults_by_default_accept_both_the_old_and_the_announced_call() -> None:
+    env, inner = faulty("param_renamed", at_calls=[0])
+    assert "now named `query_v2`" in env.step(SEARCH).observation
+    assert env.step(SEARCH).fault is None  # the old name still works: no fault without a draw
+    assert env.step(ToolCall(name="search", arguments={"query_v2": "lamp"})).fault is None  # following it works
+    assert inner.executed == [SEARCH, SEARCH] and "query" in env.tools()[0].properties()
+    env, inner = faulty("param_required", at_calls=[0])
+    env.step(SEARCH)
+    assert env.step(SEARCH).fault is None
+    assert env.step(ToolCall(name="search", arguments={"query": "lamp", "api_version": "2"})).fault is None
+    assert inner.executed == [SEARCH, SEARCH]
+
+
+def test_sticky_is_a_profile_option() -> None:
+    assert load_profile("default").sticky is False
+    assert FaultProfile.model_validate({"faults": {"http_404": 1}, "sticky": True}).with_delta(0.5).sticky

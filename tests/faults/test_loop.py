@@ -52,7 +52,7 @@ def test_prompt_mode_episode_with_a_renamed_parameter() -> None:
 
 
 def test_fc_mode_sees_the_changed_interface_and_ends_on_text() -> None:
-    env = FaultyEnv(ShopEnv(), FaultProfile(delta=1.0, faults={"tool_deprecated": 1}, at_calls=[0]))
+    env = FaultyEnv(ShopEnv(), FaultProfile(delta=1.0, faults={"tool_deprecated": 1}, at_calls=[0], sticky=True))
     model = Script("fc", [json.dumps({"name": "search", "arguments": {"query": "lamp"}}), "The search tool is gone."])
     traj = asyncio.run(run_episode(model, env, "lamp"))  # type: ignore[arg-type]
     assert traj.termination == "no_action" and traj.success is False

@@ -146,7 +146,8 @@ def test_nonstationarity_changes_tools_list_and_notifies(repo: Path, tmp_path: P
         seen.append(type(msg).__name__)
 
     async def go() -> tuple[Any, Any, Any]:
-        target = proxy_params(git_server(repo), "--profile", "nonstationary", "--delta", "1", "--log", str(log))
+        target = proxy_params(git_server(repo), "--profile", "nonstationary", "--sticky", "--delta", "1",
+                              "--log", str(log))  # fmt: skip
         async with client(target, mode="legacy", message_handler=handler) as c:
             before = _tools(await c.list_tools())
             first = await c.call_tool("git_status", {"repo_path": str(repo)})
@@ -169,7 +170,7 @@ def test_nonstationarity_changes_tools_list_and_notifies(repo: Path, tmp_path: P
 @pytest.mark.parametrize("code", ["tool_deprecated", "param_renamed", "param_required"])
 def test_each_interface_change_and_the_adapted_call(code: str, repo: Path, tmp_path: Path) -> None:
     profile = tmp_path / "p.yaml"
-    profile.write_text(f"delta: 1.0\nat_calls: [0]\nfaults: {{{code}: 1}}\n")
+    profile.write_text(f"delta: 1.0\nat_calls: [0]\nsticky: true\nfaults: {{{code}: 1}}\n")
     args = {"repo_path": str(repo)}
     adapted = {"param_renamed": {"repo_path_v2": str(repo)}, "param_required": {**args, "api_version": "2"}}
 

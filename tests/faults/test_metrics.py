@@ -21,8 +21,8 @@ TRANSIENT = [c for c in TAXONOMY_TYPES if FAULT_TYPES[c].transient]
 PERMANENT = [c for c in TAXONOMY_TYPES if not FAULT_TYPES[c].transient]
 
 
-def at_first_call(code: str) -> FaultyEnv:
-    return FaultyEnv(ShopEnv(), FaultProfile(name=code, delta=1.0, faults={code: 1}, at_calls=[0]))
+def at_first_call(code: str, *, sticky: bool = True) -> FaultyEnv:
+    return FaultyEnv(ShopEnv(), FaultProfile(name=code, delta=1.0, faults={code: 1}, at_calls=[0], sticky=sticky))
 
 
 def every_type(policy: object, **kw: int) -> list[Trajectory]:
@@ -41,7 +41,8 @@ def test_retry_once_recovers_from_every_transient_fault_and_no_permanent_one() -
     assert m.recovery_by_class == {"execution": 4 / 7, "semantic": 1.0, "nonstationary": 0.0}
     assert m.ufr == 0.0  # one identical retry is not a loop; it stops in words
     assert m.eia == 0.0  # "That call did not work" names no class
-    assert m.modes["graceful_failure"] == 6 and m.modes["recovered"] == 9
+    # stopping with "the tool keeps failing" is no Graceful Failure: that needs the error identified
+    assert m.modes["graceful_failure"] == 0 and m.modes["other"] == 6 and m.modes["recovered"] == 9
     assert sum(m.modes.values()) == m.faults
 
 
@@ -83,16 +84,20 @@ def test_ignore_and_proceed_hallucinated_success_and_cascading_failure() -> None
     hallucinated = run_episode(env, "lamp", claims)
     assert [f.mode for f in analyse(hallucinated)[1]] == ["hallucinated_success"]
 
-    bogus = fixed_plan([SEARCH, ToolCall(name="buy", arguments={"item_id": "lamp"}), BUY])
-    cascading = run_episode(env, "lamp", bogus, max_steps=3)
-    assert cascading.steps[1].error is not None
+    wrong = ToolCall(name="buy", arguments={"item_id": "lamp"})
+    one_error = run_episode(env, "lamp", fixed_plan([SEARCH, wrong, BUY]), max_steps=3)
+    assert one_error.steps[1].error is not None
+    assert [f.mode for f in analyse(one_error)[1]] == ["ignore_and_proceed"]  # one error is not a sequence
+    wrong2 = ToolCall(name="buy", arguments={"item_id": "L9"})
+    cascading = run_episode(env, "lamp", fixed_plan([SEARCH, wrong, wrong2, BUY]), max_steps=4)
+    assert cascading.steps[1].error is not None and cascading.steps[2].error is not None
     assert [f.mode for f in analyse(cascading)[1]] == ["cascading_failure"]
 
 
 def test_empty_output_after_a_fault_is_a_crash() -> None:
     crash = run_episode(at_first_call("timeout"), "lamp", fixed_plan([SEARCH, BUY], lambda turn: ("", None)))
     episode, (fault,) = analyse(crash)
-    assert episode.unrecoverable == "crash" and fault.mode == "cascading_failure"
+    assert episode.unrecoverable == "crash" and fault.mode == "other"
 
 
 def _traj(steps: list[Step], **kw: object) -> Trajectory:
@@ -185,3 +190,102 @@ def test_step_limit_after_a_fault_is_unrecoverable_but_not_before_one() -> None:
     assert analyse(no_fault)[0].unrecoverable is None
     solved = after.model_copy(update={"success": True, "termination": "done"})
     assert analyse(solved)[0].unrecoverable is None
+
+
+# -- Table 6 as the paper words it: scripted trajectories with known labels ---------------------
+
+NAMED_500 = "The server returned HTTP 500 (internal server error)."
+
+
+def _after_500(*later: Step, termination: str = "no_action", success: bool = False) -> Trajectory:
+    first = Step(index=0, action=SEARCH, executed=SEARCH, fault=_fault("http_500"))
+    return _traj([first, *later], success=success, termination=termination)
+
+
+def _mode(t: Trajectory) -> str | None:
+    (f,) = analyse(t)[1]
+    return f.mode
+
+
+def _env_error(i: int, call: ToolCall, text: str = "") -> Step:
+    return Step(index=i, raw_output=text, action=call, executed=call, error="unknown item")
+
+
+def test_naming_the_error_and_carrying_on_is_not_ignore_and_proceed() -> None:
+    silent = _after_500(Step(index=1, action=BUY, executed=BUY, observation="ordered"), termination="done")
+    named = _after_500(Step(index=1, raw_output=NAMED_500, action=BUY, executed=BUY), termination="done")
+    assert _mode(silent) == "ignore_and_proceed"
+    assert _mode(named) == "other"  # it noticed the 500: it did not treat the error as valid data
+
+
+def test_graceful_failure_needs_the_error_identified_correctly() -> None:
+    stop = "so I cannot complete the purchase and will stop here."
+    assert _mode(_after_500(Step(index=1, raw_output=f"{NAMED_500} {stop}"))) == "graceful_failure"
+    assert _mode(_after_500(Step(index=1, raw_output=f"An error occurred, {stop}"))) == "other"
+    assert _mode(_after_500(Step(index=1, raw_output="Found it: lamp L2 at 19.99."))) == "hallucinated_success"
+    wrong = _after_500(Step(index=1, raw_output=f"The result was empty, {stop}"))
+    assert _mode(wrong) == "incorrect_diagnosis"
+
+
+def test_cascading_failure_is_a_sequence_of_errors() -> None:
+    one = _after_500(_env_error(1, BUY), Step(index=2, raw_output="Done."))
+    two = _after_500(_env_error(1, BUY), _env_error(2, ToolCall(name="buy", arguments={"item_id": "X"})))
+    assert _mode(one) == "ignore_and_proceed"
+    assert _mode(two) == "cascading_failure"
+
+
+def test_infinite_loop_is_the_exact_same_failed_action_repeated() -> None:
+    rep = [Step(index=i, action=SEARCH, executed=SEARCH, fault=_fault("http_404", step=i, repeat_of=0)) for i in (1, 2)]
+    t = _traj([Step(index=0, action=SEARCH, fault=_fault("http_404")), *rep], success=False, termination="step_limit")
+    assert _mode(t) == "infinite_loop" and analyse(t)[0].unrecoverable == "loop"
+
+
+def test_recovery_needs_a_plausible_subsequent_action() -> None:
+    # the next call goes elsewhere: a clean search much later does not make the 500 recovered
+    detour = _after_500(
+        Step(index=1, action=BUY, executed=BUY, error="no such item"),
+        Step(index=2, action=SEARCH, executed=SEARCH, observation="[...]"),
+        termination="step_limit",
+    )
+    assert not analyse(detour)[1][0].recovered
+    # a retry that meets a fresh fault of its own is skipped: the retry after it is the subsequent action
+    redrawn = _traj(
+        [
+            Step(index=0, action=SEARCH, fault=_fault("http_500")),
+            Step(index=1, action=SEARCH, fault=_fault("timeout", step=1)),
+            Step(index=2, action=SEARCH, executed=SEARCH, observation="[...]"),
+        ],
+        success=False,
+        termination="step_limit",
+    )
+    assert [f.recovered for f in analyse(redrawn)[1]] == [True, True]
+
+
+def test_nonsensical_output_after_a_fault_counts_towards_ufr_and_the_step_limit_only_when_asked() -> None:
+    garbled = _after_500(Step(index=1, raw_output='<tool_call>\n{"name": "buy", "parameters": {"item_id": '))
+    assert analyse(garbled)[0].unrecoverable == "nonsensical"
+    assert fault_metrics([garbled]).ufr == 1.0
+    limit = _after_500(Step(index=1, action=BUY, executed=BUY), termination="step_limit")
+    default, counted = fault_metrics([garbled, limit]), fault_metrics([garbled, limit], ufr_step_limit=True)
+    assert default.ufr == 0.5 and not default.ufr_counts_step_limit
+    assert counted.ufr == 1.0 and counted.ufr_counts_step_limit
+    assert default.unrecoverable == {"nonsensical": 1, "step_limit": 1}
+
+
+def test_recovery_rate_is_pooled_over_faults_and_also_reported_per_task() -> None:
+    one_recovered = _after_500(Step(index=1, action=SEARCH, executed=SEARCH), termination="step_limit")
+    three_lost = _traj(
+        [
+            Step(index=0, action=SEARCH, fault=_fault("http_500")),
+            Step(index=1, action=BUY, fault=_fault("http_503", step=1, tool="buy")),
+            Step(index=2, action=SEARCH, raw_output="", fault=_fault("timeout", step=2)),
+            Step(index=3, raw_output="I give up."),
+        ],
+        success=False,
+        termination="no_action",
+    )
+    m = fault_metrics([one_recovered, three_lost.model_copy(update={"id": "f"})])
+    assert m.faults == 4 and m.tasks_with_faults == 2
+    assert m.recovery_rate == 1 / 4  # (1/N) Σ R_i over all four faults
+    assert m.recovery_rate_per_task == (1 / 1 + 0 / 3) / 2  # each attempt's own RR, then the mean
+    assert (m.calls, m.faulted_calls, m.injection_rate) == (5, 4, 4 / 5)

@@ -16,8 +16,8 @@ from robustcall.metrics._fault_report import fault_report
 from robustcall.report._fault_tables import fault_table1, fault_table2, fault_table6, report_markdown
 
 
-def _profile(code: str) -> FaultProfile:
-    return FaultProfile(name=code, delta=1.0, faults={code: 1}, at_calls=[0])
+def _profile(code: str, *, sticky: bool = True) -> FaultProfile:
+    return FaultProfile(name=code, delta=1.0, faults={code: 1}, at_calls=[0], sticky=sticky)
 
 
 def test_recovery_sft_records_per_fault_type() -> None:
@@ -51,6 +51,14 @@ def test_recovery_sft_records_per_fault_type() -> None:
     }
 
 
+def test_recovery_sft_under_the_default_per_call_profile_retries_permanent_faults() -> None:
+    for code in ("http_404", "http_401", "http_403", "tool_deprecated"):
+        prof = _profile(code, sticky=False)
+        traj = run_episode(FaultyEnv(ShopEnv(), prof), "lamp", retry_once)
+        (ex,) = recovery_examples(traj, ShopEnv(), prof, "tool_call")
+        assert ex.recovery == "retry", code  # nothing blocks the retry: the next call is a fresh draw
+
+
 def test_report_tables_from_trajectories() -> None:
     clean = [
         run_episode(FaultyEnv(ShopEnv(), _profile("http_500").with_delta(0.0)), t, retry_once) for t in ("lamp", "mug")
@@ -60,10 +68,14 @@ def test_report_tables_from_trajectories() -> None:
         for t in (run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in TAXONOMY_TYPES)
     ]
     rep = fault_report([*clean, *faulted])
-    assert fault_table1(rep).markdown().splitlines()[-1] == "| scripted | 100.0 | 60.0 | 60.0 | 0.0 | 0.0 | 15 | 15 |"
+    assert fault_table1(rep).markdown().splitlines()[-1] == (
+        "| scripted | 100.0 | 60.0 | 60.0 | 0.0 | 0.0 | 60.0 | 53.8 | 15 | 15 |"  # 21 of 39 calls faulted (sticky)
+    )
     assert fault_table2(rep).markdown().splitlines()[-1] == "| scripted | 57.1 (n=7) | 100.0 (n=5) | 0.0 (n=3) |"
     t6 = fault_table6(rep).markdown()
-    assert "| Graceful Failure | 6 | 40.0% | 100.0% |" in t6 and "| Recovered | 9 | 60.0% | — |" in t6
+    # "That call did not work ... I cannot complete the task" names no class: not a Graceful Failure
+    assert "| Graceful Failure | 0 | 0.0% | 0.0% |" in t6 and "| Recovered | 9 | 60.0% | — |" in t6
+    assert "| Other (no Table 6 mode) | 6 | 40.0% | 100.0% |" in t6
     md = report_markdown(rep)
     # steps: search + buy without faults; fault, retry, then buy or give up: 3 with one
     assert "| scripted | 2.0 | 3.0 | 50.0% |" in md
@@ -77,7 +89,8 @@ def test_faults_report_cli(tmp_path: Path) -> None:
     write_jsonl(run_dir / "trajectories.jsonl", trajs)
     result = CliRunner().invoke(app, ["faults", "report", str(run_dir), "--delta", "1", "--out", str(tmp_path / "rep")])
     assert result.exit_code == 0, result.output
-    assert "| scripted | 100.0 | 50.0 | 50.0 | 0.0 | 0.0 | 2 | 2 |" in result.output
+    assert "| scripted | 100.0 | 50.0 | 50.0 | 0.0 | 0.0 | 50.0 | 60.0 | 2 | 2 |" in result.output
+    assert "hitting the step limit does not count" in result.output
     assert json.loads((tmp_path / "rep" / "report.json").read_text())["table_delta"] == 1.0
     assert (tmp_path / "rep" / "faults_table6.tex").read_text().startswith("\\begin{table}")
     bad = CliRunner().invoke(app, ["faults", "report", str(tmp_path / "nope")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from robustcall.core import Verdict, type_info
-from robustcall.metrics import error_mode_shares, marker, paired_significance, robustness
+from robustcall.metrics import error_mode_shares, marker, paired_significance, robustness, summarize
 
 
 def v(source: str, code: str, correct: bool | None, mode: str | None = None) -> Verdict:
@@ -59,31 +59,47 @@ def test_hand_computed_statistics() -> None:
     assert r.clean.ci95 is None  # no resamples asked
 
 
-def test_paper_reading_of_delta_is_the_unweighted_mean_of_type_accuracies() -> None:
-    # ToolRL-DR-Full, Tables 7-8: Clean .643, Typo .603, QueryPara .653, ToolPara .643, ParamPara .638
-    # Table 2 prints Δ_Obs 0.009 = .643 - mean(...); reproduce with 1,000 sources per column.
-    accs = {"clean": 643, "realistic_typos": 603, "query_paraphrase": 653}
-    accs |= {"paraphrase_tool_description": 643, "paraphrase_parameter_description": 638}
-    verdicts = [v(f"s{i}", code, i < k) for code, k in accs.items() for i in range(1000)]
-    assert robustness(verdicts, resamples=0).delta["observation"].value == pytest.approx(0.00875)
-
-
-def test_bootstrap_is_seeded_and_paired() -> None:
+@pytest.mark.parametrize("resampling", ["per-sample", "clustered"])
+def test_bootstrap_is_seeded(resampling: str) -> None:
     codes = ("clean", "CD", "transient_timeout")
-    # partial-credit scores make the replicate distribution fine-grained enough to tell seeds apart
-    data = [
-        v(f"s{i}", code, True).model_copy(update={"score": ((i * 7 + 3 * k) % 11) / 10})
-        for i in range(60)
-        for k, code in enumerate(codes)
-    ]
-    a = robustness(data, resamples=2000, seed=1)
-    assert a == robustness(data, resamples=2000, seed=1)
-    assert a.model_dump(exclude={"seed"}) != robustness(data, resamples=2000, seed=2).model_dump(exclude={"seed"})
-    # identical columns: the paired drop never varies, while each accuracy does
+    data = [v(f"s{i}", code, (i * 7 + 3 * k) % 11 < 6) for i in range(60) for k, code in enumerate(codes)]
+    a = robustness(data, resamples=2000, seed=1, resampling=resampling)  # type: ignore[arg-type]
+    assert a == robustness(data, resamples=2000, seed=1, resampling=resampling)  # type: ignore[arg-type]
+    b = robustness(data, resamples=2000, seed=2, resampling=resampling)  # type: ignore[arg-type]
+    assert a.model_dump(exclude={"seed"}) != b.model_dump(exclude={"seed"})
+
+
+def test_clustered_resampling_pairs_drops_with_clean_and_per_sample_does_not() -> None:
+    # identical columns: under clustered resampling the paired drop never varies, while each accuracy does
     same = [v(f"s{i}", code, i % 2 == 0) for i in range(40) for code in ("clean", "CD")]
-    r = robustness(same, resamples=1000, seed=0)
+    r = robustness(same, resamples=1000, seed=0, resampling="clustered")
+    assert r.resampling == "clustered"
     assert r.drop["CD"].value == 0.0 and r.drop["CD"].ci95 == 0.0
     assert r.accuracy["CD"].ci95 is not None and r.accuracy["CD"].ci95 > 0.05
+    # per-sample (the paper's): Clean and CD are resampled on their own, so the drop varies about
+    # √2 times as much as either accuracy
+    p = robustness(same, resamples=10_000, seed=0)
+    assert p.resampling == "per-sample" and p.resamples == 10_000
+    assert p.accuracy["clean"].ci95 == p.accuracy["CD"].ci95 == pytest.approx(0.1625, abs=0.0126)
+    assert p.drop["CD"].ci95 == pytest.approx(2**0.5 * 0.1625, abs=0.02)
+
+
+def test_accuracy_is_binary_correctness_not_partial_credit() -> None:
+    # a ToolEyes answer right on 2 of 3 steps: score 0.667, but not correct (Table 2: "per-sample
+    # binary correctness"; every accuracy of Tables 7-14 is a whole number of records)
+    partial = v("s1", "clean", False).model_copy(update={"score": 2 / 3})
+    r = robustness([partial, v("s2", "clean", True)], resamples=0)
+    assert r.clean.value == 0.5
+    s = summarize([partial, v("s2", "clean", True)], resamples=0)
+    assert (s.clean.correct, s.clean.accuracy) == (1.0, 0.5)
+
+
+def test_per_sample_half_width_of_a_group_does_not_depend_on_the_other_groups() -> None:
+    clean = [v(f"s{i}", "clean", i % 3 == 0) for i in range(60)]
+    typos = [v(f"s{i}", "realistic_typos", i % 2 == 0) for i in range(60)]
+    alone = robustness(clean, resamples=2000, seed=4)
+    both = robustness(clean + typos, resamples=2000, seed=4)
+    assert alone.clean == both.clean and both.accuracy["realistic_typos"].ci95 is not None
 
 
 def test_paired_significance_known_answers() -> None:

@@ -101,6 +101,35 @@ def test_llama_cpp_parse_failure_is_model_format_with_the_raw_text(mock_openai, 
     assert r.tool_calls is None  # the raw text goes to robustcall's own tolerant parser
 
 
+def test_refused_fc_text_reads_wire_aliases_back_as_tool_names(mock_openai, sample, sleeps):
+    """llama.cpp refuses fc output and quotes it: the quoted calls name the tools by their wire
+    aliases (``weather_get_forecast``); the text path reads them back as the dotted names, as the
+    structured path does, so a right call scores right."""
+    from robustcall.run import answer, reparse
+    from robustcall.score import score_prediction
+
+    raw = '{"name": "weather_get_forecast", "arguments": {"city": "Paris", "days": 3}}'
+
+    async def go(mode: str) -> Any:
+        model = OpenAIChatModel("m", mock_openai.base_url, FAST, mode=mode)  # type: ignore[arg-type]
+        try:
+            return await answer(sample, model)
+        finally:
+            await model.aclose()
+
+    mock_openai.status(500, f"Failed to parse input at pos 0: {raw}")
+    pred = asyncio.run(go("fc"))
+    assert pred.error_kind == "model_format" and pred.raw_output == raw
+    assert pred.tool_calls == [ToolCall(name="weather.get_forecast", arguments={"city": "Paris", "days": 3})]
+    assert score_prediction(sample, pred).correct is True
+    # re-parsing the saved record: the run's mode says whether the text answered an fc request
+    from robustcall.core import PredictionRecord
+
+    rec = PredictionRecord(**dict(sample), prediction=pred.model_copy(update={"tool_calls": []}))
+    assert reparse(rec, "fc").prediction.tool_calls == pred.tool_calls
+    assert reparse(rec, "prompt").prediction.tool_calls[0].name == "weather_get_forecast"  # prompt: as written
+
+
 def test_newer_llama_cpp_format_message_is_model_format(mock_openai, sample):
     mock_openai.status(500, "The model produced output that does not match the expected Hermes 2 Pro format")
     r = ask(mock_openai.base_url, sample, mode="fc")

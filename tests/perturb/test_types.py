@@ -128,6 +128,15 @@ def test_abbreviated_gt_becomes_golden(m110: Sample) -> None:
     short, full = out.tool("mut_type.find"), out.tool("mutation_type.find")
     assert short is not None and full is not None
     assert "$0.001" in short.description and "$0.050" in full.description
+    # Appendix C / O Case 2: only the tools change, the user query is the clean one
+    assert out.conversation == m110.conversation and "request" not in out.perturbation.metadata
+
+
+@pytest.mark.parametrize("code", ["CD_AB", "TD_AB"])
+def test_abbreviated_variants_leave_the_query_unchanged(a101: Sample, code: str) -> None:
+    out = _apply(code, a101)
+    assert out is not None and out.conversation == a101.conversation
+    assert out.golden_answers[0].name == "Add" and out.perturbation.metadata["distractor"] == "AddAgenda"
 
 
 def test_tooleyes_gets_no_action_or_reward_variants(shared_data: Path) -> None:

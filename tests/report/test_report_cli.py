@@ -89,3 +89,22 @@ def test_unknown_baseline_is_a_clear_error(tmp_path: Path) -> None:
     )
     result = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "r"), "--baseline", "nope"])
     assert result.exit_code != 0 and "baseline 'nope' is not one of the runs" in result.output
+
+
+def test_tables_say_how_their_intervals_were_resampled(tmp_path: Path) -> None:
+    bench, run = tmp_path / "bench", tmp_path / "run"
+    _invoke("build", "--sources", "bfcl", "--seed", "0", "--out", str(bench), "--per-source", "bfcl=4")
+    _invoke("run", "--bench", str(bench), "--model", "scripted:always_first_tool", "--out", str(run))
+    _invoke("report", str(run), "--out", str(tmp_path / "a"), "--resamples", "200")
+    _invoke("report", str(run), "--out", str(tmp_path / "b"), "--resamples", "200", "--resampling", "clustered")
+    paper, paired = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("a", "b"))
+    assert [r["resampling"] for r in (*paper.values(), *paired.values())] == ["per-sample", "clustered"]
+    for d, how in (("a", "per-sample: the records of each group"), ("b", "clustered: source samples")):
+        for stem in ("table2", "per_type_action"):
+            assert f"(B = 200; {how}" in (tmp_path / d / f"{stem}.md").read_text()
+    # the point values do not depend on how the intervals were resampled
+    (a,), (b,) = paper.values(), paired.values()
+    assert a["delta"]["action"]["value"] == b["delta"]["action"]["value"] is not None
+    assert a["pert_acc"]["ci95"] != b["pert_acc"]["ci95"]
+    bad = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "c"), "--resampling", "paired"])
+    assert bad.exit_code != 0 and "per-sample, clustered" in bad.output

@@ -1,5 +1,11 @@
 """The oracle policy through the real answer path scores 1 on every sample of every source,
-except BFCL items whose own gold contradicts their schema (upstream rejects those too)."""
+except BFCL items whose own gold contradicts their schema (upstream rejects those too).
+
+The full-build test is the ideal-model check of the whole benchmark: the paper's default build of
+all five sources (199 clean samples, 16 static types) plus the 6 transition types, each record
+answered in prompt mode, i.e. as text in its source's own output format (BFCL ``[f(a=1)]``,
+API-Bank ``<tool_call>``, ReAct), parsed back by ``formats`` and scored: 1.0 everywhere except the
+samples listed in ``GOLD_FAULTS``."""
 
 from __future__ import annotations
 
@@ -8,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from robustcall.core import PredictionRecord, Sample
+from robustcall.core import STATIC_TYPES, TRANSITION_TYPES, PredictionRecord, Sample, Verdict
+from robustcall.formats import sample_format
 from robustcall.models import make_model
-from robustcall.run import answer, clean_id_of
+from robustcall.run import ALL_TYPES, answer, clean_id_of, plan_work
 from robustcall.score import score_records
-from robustcall.sources import SOURCE_NAMES, load_source
+from robustcall.sources import DEFAULT_COMPOSITION, SOURCE_NAMES, load_source
 
 # Gold passes a parameter the schema lacks, marks a required one optional, or has an empty list.
 BFCL_GOLD_FAULTS = {
@@ -26,12 +33,71 @@ BFCL_GOLD_FAULTS = {
 }
 
 
-def _oracle(samples: list[Sample]) -> list[PredictionRecord]:
+GOLD_FAULTS: dict[str, str] = {
+    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_507-149-4": "gold marks the required origin_airport optional",
+    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_862-181-3": "gold uses journey_start_time, not in the schema",
+    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_964-207-0": "gold uses question; the schema requires statement",
+    "bfcl_v3__BFCL_v3_live_simple__live_simple_106-63-0": "a required parameter's acceptable list is []",
+    "bfcl_v3__BFCL_v3_live_simple__live_simple_112-68-0": "a required parameter's acceptable list is []",
+    "bfcl_v3__BFCL_v3_parallel_multiple__parallel_multiple_12": "gold passes permeability, not in the schema",
+    "bfcl_v3__BFCL_v3_parallel_multiple__parallel_multiple_26": "gold passes type, not in the schema",
+}
+"""Clean samples whose gold contradicts its own schema, with the reason: no answer can pass them
+(upstream BFCL rejects the gold too, docs/scoring.md), nor any record built from them."""
+assert set(GOLD_FAULTS) == BFCL_GOLD_FAULTS
+
+SOURCE_FORMATS = {
+    "bfcl_v3": "bfcl",
+    "apibank": "tool_call",
+    "rotbench": "react",
+    "toolalpaca": "react",
+    "tooleyes": "react",
+}
+"""Table 3's output format per source, the one each record is answered in."""
+
+
+def _oracle(samples: list[Sample], mode: str = "fc") -> list[PredictionRecord]:
     async def go() -> list[PredictionRecord]:
-        model = make_model("scripted:oracle")
+        model = make_model("scripted:oracle", mode=mode)  # type: ignore[arg-type]
         return [PredictionRecord(**dict(s), prediction=await answer(s, model)) for s in samples]
 
     return asyncio.run(go())
+
+
+@pytest.fixture(scope="session")
+def full_build_oracle(
+    tmp_path_factory: pytest.TempPathFactory, shared_data: Path
+) -> tuple[list[PredictionRecord], list[Verdict]]:
+    """The paper's full default build of the five sources (seed 0), every record of the 16 static and
+    6 transition types answered by the oracle in prompt mode and scored: built and scored once."""
+    from robustcall.perturb import build_benchmark
+
+    out = tmp_path_factory.mktemp("full_build")
+    build_benchmark(SOURCE_NAMES, shared_data, 0, out)
+    records = _oracle([item.sample for item in plan_work(out, list(ALL_TYPES))], mode="prompt")
+    return records, score_records(records)
+
+
+def test_oracle_full_build_scores_one_on_every_record(
+    full_build_oracle: tuple[list[PredictionRecord], list[Verdict]],
+) -> None:
+    records, verdicts = full_build_oracle
+    assert len(ALL_TYPES) == 1 + len(STATIC_TYPES) + len(TRANSITION_TYPES) == 23
+    assert {r.perturbation.type for r in records} == set(ALL_TYPES)
+    clean = [r for r in records if r.perturbation.type == "clean"]
+    by_source: dict[str, int] = {}
+    for r in clean:
+        by_source[r.source.benchmark] = by_source.get(r.source.benchmark, 0) + 1
+    assert sum(by_source.values()) == sum(DEFAULT_COMPOSITION.values()) == 199
+    # each source answered in its own output format, as text (parsed back, never structured)
+    assert {r.benchmark: sample_format(r) for r in records} == SOURCE_FORMATS
+    assert all(r.prediction.raw_output or not r.golden_answers for r in records)
+    wrong = {(r.id, clean_id_of(r)) for r, v in zip(records, verdicts, strict=True) if not v.correct}
+    assert {cid for _, cid in wrong} <= set(GOLD_FAULTS), sorted(wrong)[:20]
+    # and every record built from a faulty clean sample is wrong, none other
+    faulty = {r.id for r in records if clean_id_of(r) in GOLD_FAULTS}
+    assert {rid for rid, _ in wrong} == faulty
+    assert all(v.score == 1.0 for r, v in zip(records, verdicts, strict=True) if r.id not in faulty)
 
 
 @pytest.mark.parametrize("source", SOURCE_NAMES)

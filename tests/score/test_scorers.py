@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+import pytest
 
 from robustcall.core import (
     EvalConfig,
@@ -16,7 +18,8 @@ from robustcall.core import (
     ToolCall,
     ToolSpec,
 )
-from robustcall.score import check_bfcl, score_record, score_records, standardize
+from robustcall.score import MODES, GoldenModeError, check_bfcl, score_record, score_records, standardize
+from robustcall.sources import GoldenMode
 
 WEATHER = ToolSpec(
     name="get_weather",
@@ -45,13 +48,16 @@ def rec(
     extra: dict[str, Any] | None = None,
     tools: list[ToolSpec] | None = None,
     error_kind: Any = None,
+    meta: dict[str, Any] | None = None,
 ) -> PredictionRecord:
     return PredictionRecord(
         id="s1",
         benchmark="b",
         category=category,
         source=SourceInfo(original_id="1", benchmark="b", extra=extra or {}),
-        perturbation=PerturbationInfo(type="clean" if component == "clean" else "t", mdp_category=component),
+        perturbation=PerturbationInfo(
+            type="clean" if component == "clean" else "t", mdp_category=component, metadata=meta or {}
+        ),
         conversation=[Message(role="user", content="q")],
         tools=tools or [WEATHER, CHEAP],
         golden_answers=golden,
@@ -156,16 +162,103 @@ def test_tooleyes_partial_credit_and_library_alternatives() -> None:
     assert score_record(rec("tooleyes", anymode, [call("t2")], extra={"golden_mode": "any"})).correct is True
 
 
+def test_tooleyes_any_name_one_listed_tool_is_right() -> None:
+    """ToolEyes' loader lists the query's library with ``golden_mode="any_name"``: one call to any
+    listed tool is the right answer (it used to be read as "call every tool of the library")."""
+    lib = [GoldenAnswer(name="a"), GoldenAnswer(name="b"), GoldenAnswer(name="c")]
+    extra = {"golden_mode": "any_name"}
+    v = score_record(rec("tooleyes", lib, [call("b")], extra=extra))
+    assert (v.correct, v.score, v.error_mode) == (True, 1.0, None)
+    v = score_record(rec("tooleyes", lib, [call("finish"), call("a")], extra=extra))
+    assert (v.correct, v.score, v.error_mode) == (False, 0.0, "wrong")
+    assert score_record(rec("tooleyes", lib, [], raw="", extra=extra)).error_mode == "empty"
+
+
+def test_a_golden_mode_the_scorer_does_not_read_is_an_error() -> None:
+    lib = [GoldenAnswer(name="a"), GoldenAnswer(name="b")]
+    with pytest.raises(GoldenModeError, match="golden_mode 'any_nam' is not one the tooleyes scorer reads"):
+        score_record(rec("tooleyes", lib, [call("a")], extra={"golden_mode": "any_nam"}))
+    gold = bfcl_gold(city=["Paris"])
+    with pytest.raises(GoldenModeError, match="bfcl_ast"):
+        score_record(rec("bfcl_ast", [gold], [call(city="Paris")], extra={"golden_mode": "any"}))
+    # every mode a loader can emit is read by some scorer
+    assert set(get_args(GoldenMode)) <= set().union(*MODES.values())
+
+
+BOOK = ToolSpec(
+    name="hotel.book",
+    parameters={
+        "type": "dict",
+        "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
+        "required": ["city", "nights"],
+    },
+)
+
+
+def _decoy(name: str, props: dict[str, Any] | None = None) -> ToolSpec:
+    props = props or {}
+    return ToolSpec(name=name, parameters={"type": "dict", "properties": props, "required": list(props)})
+
+
+def test_several_same_name_decoys_each_call_judged_by_its_golden_tool() -> None:
+    """A multi-call record with 2-4 decoys sharing the golden tools' names, decoys placed first:
+    every call is judged against its own golden tool's schema (not the first of that name)."""
+    wrong = {"query": {"type": "string"}, "limit": {"type": "integer"}}
+    tools = [
+        _decoy("get_weather", wrong),  # Dup-WrongP before the GT
+        WEATHER,
+        _decoy("hotel.book"),  # Dup-NoDesc before the GT
+        _decoy("hotel.book", wrong),
+        BOOK,
+        _decoy("get_weather"),
+    ]
+    gold = [
+        bfcl_gold(city=["Paris"], days=[3, ""]),
+        GoldenAnswer(name="hotel.book", acceptable={"city": ["Paris"], "nights": [2]}),
+    ]
+    calls = [call(city="Paris", days=3), call("hotel.book", city="Paris", nights=2)]
+    listed = {"distractor": ["get_weather", "hotel.book"], "position": [0, 2, 3, 5]}
+    for meta in (listed, {}):  # listed decoys, or none listed: the schema that fits the gold
+        v = score_record(
+            rec("bfcl_ast", gold, calls, category="parallel_multiple", tools=tools, component="action", meta=meta)
+        )
+        assert (v.correct, v.detail) == (True, None)
+    # the golden tool's rules still apply: a parameter only a decoy declares is unexpected
+    bad = [call(city="Paris", days=3, query="x"), calls[1]]
+    v = score_record(rec("bfcl_ast", gold, bad, category="parallel_multiple", tools=tools, meta=listed))
+    assert v.correct is False
+
+
 def test_error_modes() -> None:
     gold = [GoldenAnswer(name="get_weather", parameters={"city": "Paris"})]
     assert score_record(rec("apibank", gold, [], raw="  \n")).error_mode == "empty"
     assert score_record(rec("apibank", gold, [], raw="the tool failed, try later")).error_mode == "omitted"
     distractor = [call("get_weather_fast_cheap", city="Paris")]
-    assert score_record(rec("apibank", gold, distractor, component="reward")).error_mode == "name_bias"
+    picked = {"distractor": "get_weather_fast_cheap"}
+    assert score_record(rec("apibank", gold, distractor, component="reward", meta=picked)).error_mode == "name_bias"
     assert score_record(rec("apibank", gold, distractor, component="observation")).error_mode == "wrong"
     assert score_record(rec("apibank", gold, [call(city="Lyon")])).error_mode == "param_mismatch"
     assert score_record(rec("apibank", gold, [call(city="Paris"), call(city="Paris")])).error_mode == "other"
     assert score_record(rec("apibank", gold, [call(city="Paris")])).error_mode is None
+
+
+def test_name_bias_only_when_the_distractor_was_picked() -> None:
+    """Appendix L: name bias = under a Reward perturbation the model picked the distractor. Any other
+    wrong name under Reward is ``wrong``, as it is elsewhere."""
+    gold = [GoldenAnswer(name="get_weather", parameters={"city": "Paris"})]
+    picked = {"distractor": "get_weather_fast_cheap"}
+    distractor = [call("get_weather_fast_cheap", city="Paris")]
+    other = [call("get_forecast", city="Paris")]
+    assert score_record(rec("apibank", gold, other, component="reward", meta=picked)).error_mode == "wrong"
+    assert score_record(rec("apibank", gold, distractor, component="reward")).error_mode == "wrong"  # none listed
+    listed = {"distractor": ["x", "get_weather_fast_cheap"]}
+    assert score_record(rec("apibank", gold, distractor, component="reward", meta=listed)).error_mode == "name_bias"
+    both = [*other, *distractor]
+    assert score_record(rec("apibank", gold, both, component="reward", meta=picked)).error_mode == "name_bias"
+    # not under Action: a same-name decoy shares the golden name, a wrong name there is just wrong
+    assert score_record(rec("apibank", gold, distractor, component="action", meta=picked)).error_mode == "wrong"
+    v = score_record(rec("bfcl_ast", [bfcl_gold(city=["Paris"])], distractor, component="reward", meta=picked))
+    assert v.error_mode == "name_bias"
 
 
 def test_infra_errors_are_excluded_not_scored() -> None:

@@ -145,3 +145,25 @@ def test_toolrm_reward_scores_each_prompt_group_with_the_scorer() -> None:
     (toolrm,) = reward_functions(["toolrm"], toolrm_scorer="schema")
     # R_ToolRM maps the schema scorer's range [-1, 1] linearly onto [-3, 3]
     assert toolrm(prompts=["p", "p", "q"], completions=[good, bad, good], tools=[tools] * 3) == [3.0, -3.0, 3.0]
+
+
+def test_recovery_sft_trains_only_the_recovery_turn(tmp_path: Path) -> None:
+    from robustcall.train._sft import build_sft_trainer
+
+    rows = _recovery_rows()[:1]
+    rec = save_rows(rows, tmp_path / "recovery.jsonl")
+    trainer, _ = build_sft_trainer(
+        SftSettings(model="tiny", recovery=rec, output_dir=tmp_path / "sft", max_steps=1, max_length=512)
+    )
+    assert trainer.args.completion_only_loss is True and trainer.args.assistant_only_loss is False
+    example = trainer.train_dataset[0]
+    trained = [t for t, label in zip(example["input_ids"], example["labels"], strict=True) if label != -100]
+    text = trainer.processing_class.decode(trained)
+    recovery = rows[0]["messages"][-1]["content"]
+    # the recovery turn and its end-of-turn marker, nothing of the transcript before it
+    assert text == recovery + "<|im_end|>\n", text
+
+
+def test_docs_name_the_loss_flag_the_code_uses() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "faults.md").read_text(encoding="utf-8")
+    assert "completion_only_loss=True" in docs and "assistant_only_loss=True`) trains" not in docs

@@ -16,8 +16,11 @@ def _pct(cell: Cell) -> str:
 
 
 def summary_table(summary: Summary, title: str = "") -> Table:
-    """Accuracy (%, 95% bootstrap half-width) per component and per type, with drops from Clean."""
-    table = Table(title=title or None)
+    """Accuracy (%, 95% bootstrap half-width) per component and per type, with drops from Clean
+    (a component's drop is its Δ, Table 2)."""
+    how = "records resampled per group" if summary.resampling == "per-sample" else "source samples resampled"
+    caption = f"± 95% percentile bootstrap, B = {summary.bootstrap_resamples:,}, {how}"
+    table = Table(title=title or None, caption=caption if summary.bootstrap_resamples else None)
     for col in ("group", "n", "accuracy %", "drop pp", "infra"):
         table.add_column(col, justify="left" if col == "group" else "right")
     table.add_row("[bold]Clean", str(summary.clean.n), _pct(summary.clean), "", str(summary.clean.infra_errors))
@@ -31,11 +34,11 @@ def summary_table(summary: Summary, title: str = "") -> Table:
     for comp, cell in summary.by_component.items():
         if comp == "clean":
             continue
-        drop = (
-            f"{100 * (summary.clean.accuracy - cell.accuracy):.1f}"
-            if summary.clean.accuracy is not None and cell.accuracy is not None
-            else ""
-        )
+        est = summary.delta.get(comp)
+        delta = summary.component_delta(comp)
+        drop = "" if delta is None else f"{100 * delta:.1f}"
+        if est is not None and est.ci95 is not None and delta is not None:
+            drop += f" ± {100 * est.ci95:.1f}"
         table.add_row(f"[bold]{comp.capitalize()}", str(cell.n), _pct(cell), drop, str(cell.infra_errors))
     table.add_section()
     for code, cell in summary.by_type.items():

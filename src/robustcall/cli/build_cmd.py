@@ -97,9 +97,9 @@ def register_audit(app: typer.Typer) -> None:
 
         from robustcall.perturb import LLMRewriter
         from robustcall.perturb.audit import audit
-        from robustcall.run import bench_version
+        from robustcall.run import bench_digest
 
-        bench_version(bench)  # a finished build, not any folder
+        bench_digest(bench)  # a finished build, not any folder
         judge = None
         if judge_model and judge_base_url:
             client = LLMRewriter(judge_model, judge_base_url)

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from robustcall.cli._tables import summary_table
 from robustcall.core import ExistingOutputError, Prediction
+from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     from robustcall.run import RunStats
@@ -24,8 +25,13 @@ ModelOpt = Annotated[
     str,
     typer.Option(
         "--model",
-        help="local | openai:<model>@<base_url> | replay:<predictions.jsonl> | scripted:<policy>",
+        help="local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
+        "replay:<predictions.jsonl> | scripted:<policy>",
     ),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
 ]
 ModeOpt = Annotated[
     str | None,
@@ -46,7 +52,7 @@ MaxInfraOpt = Annotated[
     typer.Option(
         "--max-infra-errors",
         min=0,
-        help="Infrastructure errors a finished run may leave and still exit 0 (default 0; then exit 3).",
+        help="Infrastructure errors a finished run may leave and still exit 0 (default 0; else exit 3).",
     ),
 ]
 StopAfterOpt = Annotated[
@@ -79,47 +85,68 @@ def _execute(
     out: Path,
     resume: bool,
     settings: Path | None,
+    base_url: str | None = None,
+    shard: str | None = None,
     stop_after: int | None = None,
 ) -> RunStats:
     """Run ``model_spec`` on ``bench`` into ``out``; print what happened; return the stats.
 
     Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
     from robustcall.core import RunFailed
-    from robustcall.models import make_model, spec_identity
+    from robustcall.models import make_model, resolve_base_url
     from robustcall.run import (
+        PREDICTIONS,
         STOP_AFTER,
-        bench_version,
+        bench_digest,
+        file_digest,
+        parse_shard,
         parse_types,
         plan_work,
         resume_meta,
         run_items,
+        shard_items,
         write_meta,
     )
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
     stop_after = STOP_AFTER if stop_after is None else stop_after
-    version = bench_version(bench)
+    digest = bench_digest(bench)
     items = plan_work(bench, parse_types(types), limit)
-    model = make_model(model_spec, mode=mode, settings_file=settings, concurrency=concurrency)  # type: ignore[arg-type]
-    name, endpoint = spec_identity(model_spec)
+    if shard is not None:
+        try:
+            index, count = parse_shard(shard)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        items = shard_items(items, index, count)
+    model = make_model(
+        model_spec,
+        mode=mode,  # type: ignore[arg-type]
+        settings_file=settings,
+        concurrency=concurrency,
+        base_url=base_url,
+    )
+    model_name, endpoint = (
+        resolve_base_url(model_spec, base_url) if model_spec.startswith("openai") else (model_spec, None)
+    )
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
-        "bench_version": version,
+        "bench_digest": digest,
         "model": model_spec,
-        "model_name": name,
+        "model_name": model_name,
+        "base_url": base_url,
         "endpoint": endpoint,
         "mode": model.mode,
         "answer_settings": _answer_settings(model),
         "types": types,
         "limit": limit,
+        "settings_digest": file_digest(settings),
+        "shard": shard,
     }
     if resume:
         meta = resume_meta(out, meta)
-    elif (out / "predictions.jsonl").is_file() and (out / "predictions.jsonl").stat().st_size > 0:
-        raise ExistingOutputError(
-            f"{out / 'predictions.jsonl'} already holds predictions: pass --resume to finish that run"
-        )
+    elif (previous := out / PREDICTIONS).is_file() and previous.stat().st_size > 0:
+        raise ExistingOutputError(f"{previous} already holds predictions: pass --resume to finish that run")
     write_meta(out, meta)
 
     async def go() -> RunStats:
@@ -180,10 +207,13 @@ def _check_infra(stats: RunStats, max_infra_errors: int) -> None:
         )
 
 
-def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int) -> None:
+def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:
+    from robustcall.metrics import RESAMPLINGS
     from robustcall.run import score_run
 
-    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed)
+    if resampling not in RESAMPLINGS:
+        raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
     Console().print(summary_table(summary, title=str(out)))
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
@@ -197,25 +227,54 @@ def register(app: typer.Typer) -> None:
         mode: ModeOpt = None,
         types: TypesOpt = "all",
         limit: LimitOpt = None,
-        concurrency: ConcOpt = 4,
+        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
         resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
         settings: SettingsOpt = None,
+        base_url: BaseUrlOpt = None,
+        shard: Annotated[
+            str | None,
+            typer.Option("--shard", help="Answer only slice i of n (0 <= i < n), e.g. 0/4; join with `merge`."),
+        ] = None,
         max_infra_errors: MaxInfraOpt = 0,
         stop_after: StopAfterOpt = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        stats = _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, stop_after)
+        stats = _execute(
+            bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard, stop_after
+        )
         _check_infra(stats, max_infra_errors)
+
+    @app.command("merge")
+    def merge_cmd(
+        runs: Annotated[list[Path], typer.Argument(help="The shard run directories (every i of one i/n split).")],
+        out: Annotated[Path, typer.Option("--out", help="The merged run directory.")],
+    ) -> None:
+        """Join the shard runs of `run --shard i/n` into one run (refuses overlaps and mismatched runs)."""
+        from robustcall.run import MergeError, merge_runs
+
+        try:
+            meta = merge_runs(runs, out)
+        except MergeError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        total = sum(p["records"] for p in meta["merged_from"])
+        console.print(f"merged {len(runs)} shards, {total} records into {out}; score it with `robustcall score {out}`")
 
     @app.command("score")
     def score_cmd(
         run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
         reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
-        resamples: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples.")] = 1000,
+        resamples: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")] = 10_000,
         seed: Annotated[int, typer.Option("--seed")] = 0,
+        resampling: Annotated[
+            str,
+            typer.Option(
+                "--resampling",
+                help="Half-widths: per-sample (the paper's) or clustered (source samples resampled together).",
+            ),
+        ] = "per-sample",
     ) -> None:
         """Score a run deterministically: OUT/scores.jsonl, OUT/summary.json and a table."""
-        _score_and_print(run_dir, reparse, resamples, seed)
+        _score_and_print(run_dir, reparse, resamples, seed, resampling)
 
     @app.command("bench")
     def bench_cmd(
@@ -230,11 +289,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         types: TypesOpt = "all",
         limit: LimitOpt = 2,
-        concurrency: ConcOpt = 1,
+        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
+        base_url: BaseUrlOpt = None,
         max_infra_errors: MaxInfraOpt = 0,
         stop_after: StopAfterOpt = None,
     ) -> None:
@@ -242,7 +302,9 @@ def register(app: typer.Typer) -> None:
         from robustcall.models import make_model
         from robustcall.perturb import build_benchmark
 
-        make_model(model, mode=mode, settings_file=settings)  # type: ignore[arg-type]  # a bad spec fails before the build
+        # a bad spec or a missing setup fails before the build
+        make_model(model, mode=mode, settings_file=settings, base_url=base_url)  # type: ignore[arg-type]
+
         chosen = sources or ("bfcl,apibank,rotbench,toolalpaca,tooleyes" if data_dir else "bfcl")
         bench = out / "bench"
         if not (bench / "manifest.json").is_file():
@@ -258,7 +320,17 @@ def register(app: typer.Typer) -> None:
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
         stats = _execute(
-            bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, stop_after
+            bench,
+            model,
+            mode,
+            types,
+            limit,
+            concurrency,
+            run_dir,
+            resume or has_predictions,
+            settings,
+            base_url,
+            stop_after=stop_after,
         )
-        _score_and_print(run_dir, False, 1000, seed)
+        _score_and_print(run_dir, False, 10_000, seed)
         _check_infra(stats, max_infra_errors)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.console import Console
 
+from robustcall.models._settings import DEFAULT_CONCURRENCY
+
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
     from robustcall.faults import FaultyEnv
@@ -35,6 +37,16 @@ ProfileOpt = Annotated[
 ]
 
 
+StickyOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--sticky/--per-call",
+        help="Permanent faults stick without a new draw (--sticky), or every call draws Bernoulli(δ) afresh "
+        "(--per-call, Algorithm 1). Default: the profile's `sticky` (false in every built-in).",
+    ),
+]
+
+
 EnvOpt = Annotated[
     str,
     typer.Option("--env", help="An environment: a registered name, or `package.module:Class` of your own Env."),
@@ -42,7 +54,9 @@ EnvOpt = Annotated[
 DataOpt = Annotated[
     Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
 ]
-ModelOpt = Annotated[str, typer.Option("--model", help="local | openai:<model>@<base_url> | scripted:<policy>")]
+ModelOpt = Annotated[
+    str, typer.Option("--model", help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy>")
+]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")]
@@ -52,6 +66,9 @@ ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (defau
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight at once.")]
+BaseUrlOpt = Annotated[
+    str | None, typer.Option("--base-url", help="Base URL for an openai/<model> spec (else $OPENAI_BASE_URL).")
+]
 
 
 def _floats(text: str, what: str) -> list[float]:
@@ -76,6 +93,8 @@ def _execute(
     prompt: str,
     concurrency: int,
     data: Path | None,
+    sticky: bool | None = None,
+    base_url: str | None = None,
 ) -> None:
     from robustcall.faults import load_profile
     from robustcall.faults._bench import load_env, run_faults
@@ -96,6 +115,8 @@ def _execute(
         make_env = load_env(env, data)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    if sticky is not None:
+        prof = prof.model_copy(update={"sticky": sticky})
     all_tasks = make_env().task_ids()
     chosen = [t.strip() for t in tasks.split(",")] if tasks else all_tasks
     unknown = [t for t in chosen if t not in all_tasks]
@@ -103,7 +124,10 @@ def _execute(
         raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
     chosen = chosen[:limit] if limit is not None else chosen
     seed_list = [int(x) for x in _floats(seeds, "--seeds")]
-    chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency)
+    try:
+        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
@@ -141,6 +165,25 @@ def _execute(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     console.print(f"{out}: {stats}")
+    _print_injection_rates(out)
+
+
+def _print_injection_rates(out: Path) -> None:
+    """δ beside the effective injection rate of every δ in the run directory."""
+    from robustcall.faults._bench import read_trajectories
+    from robustcall.metrics import injection_counts
+
+    by_delta: dict[float, list[Trajectory]] = {}
+    for t in read_trajectories(out):
+        by_delta.setdefault(float(t.config.get("delta", 0.0)), []).append(t)
+    for d, trajs in sorted(by_delta.items()):
+        c = injection_counts(trajs)
+        rate = "—" if c.rate is None else f"{c.rate:.3f}"
+        console.print(
+            f"δ = {d:g}: effective injection rate {rate} ({c.faulted} of {c.calls} calls met a fault: "
+            f"{c.fresh} fresh draws, {c.faulted - c.fresh} sticky repeats)",
+            soft_wrap=True,
+        )
 
 
 @faults_app.command("run")
@@ -157,14 +200,36 @@ def run(
     mode: ModeOpt = None,
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
-    concurrency: ConcOpt = 1,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
     data: DataOpt = None,
+    sticky: StickyOpt = None,
+    base_url: BaseUrlOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
 
-    d = delta if delta is not None else load_profile(profile).delta
-    _execute(env, profile, [d], model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data)
+    try:
+        d = delta if delta is not None else load_profile(profile).delta
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    _execute(
+        env,
+        profile,
+        [d],
+        model,
+        out,
+        tasks,
+        limit,
+        seeds,
+        max_steps,
+        mode,
+        fmt,
+        prompt,
+        concurrency,
+        data,
+        base_url=base_url,
+        sticky=sticky,
+    )
 
 
 @faults_app.command("sweep")
@@ -181,13 +246,32 @@ def sweep(
     mode: ModeOpt = None,
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
-    concurrency: ConcOpt = 1,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
     data: DataOpt = None,
+    sticky: StickyOpt = None,
+    base_url: BaseUrlOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
-    _execute(env, profile, values, model, out, tasks, limit, seeds, max_steps, mode, fmt, prompt, concurrency, data)
-    report([out], delta=0.3 if 0.3 in values else max(values), out=None)
+    _execute(
+        env,
+        profile,
+        values,
+        model,
+        out,
+        tasks,
+        limit,
+        seeds,
+        max_steps,
+        mode,
+        fmt,
+        prompt,
+        concurrency,
+        data,
+        base_url=base_url,
+        sticky=sticky,
+    )
+    report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
 
 
 @faults_app.command("replay")
@@ -259,6 +343,7 @@ def mcp_proxy(
         str, typer.Option("--transport", help="stdio or http (streamable HTTP on 127.0.0.1).")
     ] = "stdio",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --transport http.")] = 8765,
+    sticky: StickyOpt = None,
 ) -> None:
     """Serve an MCP proxy that forwards tools to UPSTREAM and injects the profile's faults."""
     from robustcall.faults import load_profile
@@ -277,6 +362,8 @@ def mcp_proxy(
         prof = prof.with_delta(delta)
     if seed is not None:
         prof = prof.model_copy(update={"seed": seed})
+    if sticky is not None:
+        prof = prof.model_copy(update={"sticky": sticky})
     from robustcall.faults.mcp_proxy import serve
 
     asyncio.run(serve(upstream, prof, log_path=log, transport=transport, port=port))
@@ -286,6 +373,13 @@ def mcp_proxy(
 def report(
     runs: Annotated[list[Path], typer.Argument(help="Run directories of `faults run` / `faults sweep`.")],
     delta: Annotated[float, typer.Option("--delta", help="The δ of Tables 1, 2, 5 and 6.")] = 0.3,
+    ufr_step_limit: Annotated[
+        bool,
+        typer.Option(
+            "--ufr-step-limit/--no-ufr-step-limit",
+            help="Count hitting the step limit after a fault towards UFR (not one of the paper's three reasons).",
+        ),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write the tables (Markdown) and numbers (JSON).")
     ] = None,
@@ -303,7 +397,7 @@ def report(
         except (OSError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
     try:
-        rep = fault_report(trajectories, table_delta=delta)
+        rep = fault_report(trajectories, table_delta=delta, ufr_step_limit=ufr_step_limit)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     text = report_markdown(rep)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from robustcall.cli import (
@@ -28,9 +30,23 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from robustcall import __version__
+
+        typer.echo(f"robustcall {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
-    debug: bool = typer.Option(False, "--debug", help="Show the traceback of every error (also ROBUSTCALL_DEBUG=1)."),
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the traceback of every error (also ROBUSTCALL_DEBUG=1).")
+    ] = False,
 ) -> None:
     """Measure how tool-calling LLM agents hold up outside clean benchmarks.
 

@@ -13,9 +13,15 @@ pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface 
 
 @pipe.command("run")
 def run_cmd(
-    env: str = typer.Option(..., help="Environment: maze, wordle, textcraft, bfcl_multi_turn or dbbench."),
+    env: str = typer.Option(
+        ...,
+        help="Environment: maze, wordle, textcraft, bfcl_multi_turn, dbbench, babyai, sciworld, "
+        "or `package.module:Class` of your own Env (with --map or a `synonyms` attribute).",
+    ),
     level: str = typer.Option("origin", help="origin | synonym | symbol | dual."),
-    model: str = typer.Option("local", help="local, openai:NAME@URL, scripted:expert or scripted:memorise."),
+    model: str = typer.Option(
+        "local", help="local, openai:NAME@URL, scripted:expert, scripted:memorise or scripted:random."
+    ),
     out: Path = typer.Option(..., help="Run directory (trajectories.jsonl)."),
     data: Path | None = typer.Option(
         None,
@@ -30,6 +36,9 @@ def run_cmd(
     resume: bool = typer.Option(False, help="Finish an interrupted run."),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
     fmt: str = typer.Option("tool_call", "--format", help="Prompt-mode action format: tool_call, react, json, bfcl."),
+    map_file: Path | None = typer.Option(
+        None, "--map", help="Interface map of your own environment: a JSON object original -> synonym."
+    ),
 ) -> None:
     """Run every task of ENV under the interface LEVEL; one trajectory per episode."""
     from robustcall.formats import OUTPUT_FORMATS
@@ -43,23 +52,28 @@ def run_cmd(
         raise typer.BadParameter("--order must be 0, 1 or 2")
     orders: tuple[Literal[1, 2], ...] = (1, 2) if level == "dual" and order == 0 else ((2,) if order == 2 else (1,))
     for o in orders:
-        trajs = asyncio.run(
-            run_pipe(
-                env,
-                level,
-                model,
-                out,
-                data=data,
-                order=o,
-                limit=limit,
-                max_steps=max_steps,
-                seed=seed,
-                resume=resume or (o == 2 and len(orders) == 2),
-                settings=settings,
-                fmt=fmt,
-                on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
+        try:
+            trajs = asyncio.run(
+                run_pipe(
+                    env,
+                    level,
+                    model,
+                    out,
+                    data=data,
+                    order=o,
+                    limit=limit,
+                    max_steps=max_steps,
+                    seed=seed,
+                    resume=resume or (o == 2 and len(orders) == 2),
+                    settings=settings,
+                    fmt=fmt,
+                    on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
+                    map_file=map_file,
+                )
             )
-        )
+        except ValueError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
     ok = sum(bool(t.success) for t in trajs)
     typer.echo(f"{ok}/{len(trajs)} episodes solved; trajectories in {out}")
 
@@ -68,17 +82,25 @@ def run_cmd(
 def report_cmd(
     runs: list[Path] = typer.Argument(..., exists=True, help="Run directories of `robustcall pipe run`."),
     out: Path | None = typer.Option(None, help="Also write the tables as Markdown, CSV and LaTeX here."),
+    ir_combine: str = typer.Option(
+        "eq3",
+        help="How IR joins the two dual orders: eq3 (Appendix F, mean of the two IRLOGs; the default) or "
+        "counts (§6: per-task counts averaged over the orders first).",
+    ),
 ) -> None:
     """Origin / Perturb 1 / Perturb 2 / Δ, legacy calls per episode, and IR tables."""
     from robustcall.core import MissingInputError, Trajectory, read_checkpoint
     from robustcall.interface import TRAJECTORIES
+    from robustcall.metrics._pipe import COMBINES
     from robustcall.report._pipe import pipe_tables
 
+    if ir_combine not in COMBINES:
+        raise typer.BadParameter(f"--ir-combine must be one of {', '.join(COMBINES)}")
     missing = [str(r / TRAJECTORIES) for r in runs if not (r / TRAJECTORIES).is_file()]
     if missing:
         raise MissingInputError(f"not a `robustcall pipe run` folder (no {TRAJECTORIES}): {', '.join(missing)}")
     trajs = [t for r in runs for t in read_checkpoint(r / TRAJECTORIES, Trajectory)]
-    for table in pipe_tables(trajs):
+    for table in pipe_tables(trajs, "eq3" if ir_combine == "eq3" else "counts"):
         typer.echo(table.markdown())
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
@@ -88,7 +110,7 @@ def report_cmd(
 
 @pipe.command("curve")
 def curve_cmd(
-    env: str = typer.Option(..., help="Environment: maze, wordle, textcraft, bfcl_multi_turn or dbbench."),
+    env: str = typer.Option(..., help="Environment: a registered name (see `pipe run`) or `package.module:Class`."),
     checkpoint: list[str] = typer.Option(
         ..., help="NAME=MODEL per checkpoint, in training order (e.g. ep1=openai:ckpt1@http://127.0.0.1:8001/v1)."
     ),

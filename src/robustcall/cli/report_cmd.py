@@ -18,9 +18,25 @@ def register(app: typer.Typer) -> None:
         ),
         resamples: int = typer.Option(10_000, min=0, help="Bootstrap resamples B."),
         seed: int = typer.Option(0, help="Bootstrap seed."),
+        resampling: str = typer.Option(
+            "per-sample",
+            help="Half-widths: per-sample (the paper's: records resampled within each group) or clustered "
+            "(source samples resampled, drops paired with Clean). Significance is always paired.",
+        ),
     ) -> None:
         """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""
+        from robustcall.metrics import RESAMPLINGS
         from robustcall.report import write_report
 
-        files = write_report(runs, out, baseline=baseline, sizes_file=sizes, resamples=resamples, seed=seed)
+        if resampling not in RESAMPLINGS:
+            raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+        files = write_report(
+            runs,
+            out,
+            baseline=baseline,
+            sizes_file=sizes,
+            resamples=resamples,
+            seed=seed,
+            resampling=resampling,
+        )
         typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")

@@ -20,6 +20,7 @@ from robustcall.cli._rm_common import (
     type_table,
     write_json,
 )
+from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     from robustcall.core import Sample
@@ -67,7 +68,9 @@ def build_bench(
     ] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Queries drawn at once.")] = 4,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Queries drawn at once.")
+    ] = DEFAULT_CONCURRENCY,
 ) -> None:
     """Build FC-RewardBench from BFCL v3 single-turn and a generator pool (or load the original)."""
     from robustcall.core import JsonlError, write_jsonl

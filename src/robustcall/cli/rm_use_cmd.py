@@ -18,6 +18,7 @@ from robustcall.cli._rm_common import (
     make_scorer,
     type_table,
 )
+from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 SourceOpt = Annotated[
     list[str] | None, typer.Option("--source", help="Source name (repeatable): bfcl, apibank, toolalpaca, ...")
@@ -44,7 +45,7 @@ def train_data(
     ] = False,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
 ) -> None:
     """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
     from robustcall.core import write_jsonl
@@ -129,7 +130,7 @@ def train(
 
 
 def best_of_n(
-    generator: Annotated[str, typer.Option("--generator", "-g", help="The generator (one).")],
+    generator: Annotated[str, typer.Option("--generator", "--model", "-g", help="The generator (one model spec).")],
     scorer: Annotated[list[str] | None, typer.Option("--scorer", "-s", help="RM to pick with (repeatable).")] = None,
     source: SourceOpt = None,
     samples: SamplesOpt = None,
@@ -141,7 +142,7 @@ def best_of_n(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl

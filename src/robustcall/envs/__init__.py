@@ -4,7 +4,7 @@ from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
 from robustcall.envs._protocol import Env, EnvReset, EnvStep, UserTurns
-from robustcall.envs._registry import ENV_NAMES, make_env
+from robustcall.envs._registry import ENV_NAMES, load_env, make_env
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
@@ -19,5 +19,6 @@ __all__ = [
     "TextCraftEnv",
     "UserTurns",
     "WordleEnv",
+    "load_env",
     "make_env",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from robustcall.core import InputError
@@ -37,3 +38,29 @@ def make_env(name: str, data: Path | None = None) -> Env:
             return WordleEnv(data / "wordle_official_200.txt", data / "wordle_official_guess.txt")
         return WordleEnv(data)
     return DbBenchEnv(data)
+
+
+def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
+    """A factory of fresh environments: a registered name (:data:`ENV_NAMES`, with ``data`` where it
+    needs some) or ``package.module:Class`` (any class implementing ``Env``, built without arguments)."""
+    import importlib
+    import sys
+
+    if spec in ENV_NAMES:
+        make_env(spec, data)  # fail now, not in the middle of a run, when data is missing
+        return lambda: make_env(spec, data)
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(
+            f"unknown environment {spec!r}: give one of {', '.join(ENV_NAMES)}, "
+            "or `package.module:Class` of an Env implementation"
+        )
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot load environment {spec!r}: {exc}") from None
+    if not callable(factory):
+        raise ValueError(f"environment {spec!r} is not a class or factory")
+    return factory  # type: ignore[no-any-return]

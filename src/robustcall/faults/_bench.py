@@ -18,6 +18,7 @@ from typing import Any
 
 from robustcall.core import JsonlAppender, MissingInputError, Trajectory, read_checkpoint, stable_hash
 from robustcall.envs import Env
+from robustcall.envs import load_env as load_env  # re-exported: fault runs resolve --env with it
 from robustcall.faults._env import FaultyEnv
 from robustcall.faults._profile import FaultProfile
 
@@ -33,34 +34,6 @@ class FaultRunStats:
     done: int
     skipped: int
     infra: int
-
-
-def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
-    """A factory of fresh environments: a registered name (``robustcall.envs.ENV_NAMES``, with
-    ``data`` where it needs some) or ``package.module:Class`` (any class implementing ``Env``)."""
-    import importlib
-    import sys
-
-    from robustcall.envs import ENV_NAMES, make_env
-
-    if spec in ENV_NAMES:
-        make_env(spec, data)  # fail now, not in the middle of a run, when data is missing
-        return lambda: make_env(spec, data)
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(
-            f"unknown environment {spec!r}: give one of {', '.join(ENV_NAMES)}, "
-            "or `package.module:Class` of an Env implementation"
-        )
-    try:
-        factory = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load environment {spec!r}: {exc}") from None
-    if not callable(factory):
-        raise ValueError(f"environment {spec!r} is not a class or factory")
-    return factory  # type: ignore[no-any-return]
 
 
 def episode_id(env: str, task: str, delta: float, seed: int) -> str:

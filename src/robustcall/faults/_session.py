@@ -4,10 +4,16 @@ Shared by the environment wrapper (``FaultyEnv``) and the MCP proxy: both ask ``
 with a call (answer with a fault, or run a possibly translated call) and hand real results to
 ``finish``, which corrupts them when a semantic anomaly was drawn.
 
-Sticky state, by the type's scope: a 404 sticks to (tool, arguments); 401, 403 and a deprecated
-tool stick to the tool; a renamed or newly required parameter changes the tool's interface, so
-calls written against the old interface are rejected and calls against the new one are
-translated back before they run.
+By default (Algorithm 1) every call draws ``Bernoulli(δ)`` afresh and nothing sticks: a permanent
+fault is the observation of the call it was drawn for, the interface the agent was given stays
+valid, and a call written the way an interface fault announced (the renamed parameter, the newly
+required one) is accepted too and translated back, so following the message is never punished.
+
+With ``profile.sticky`` permanent faults stick by the type's scope, answered without a new draw
+(logged with ``repeat_of``): a 404 sticks to (tool, arguments); 401, 403 and a deprecated tool
+stick to the tool; a renamed or newly required parameter changes the tool's interface (``tools()``
+shows it), so calls written against the old interface are rejected and calls against the new one
+are translated back before they run.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ class FaultSession:
         self._required: dict[str, list[tuple[str, InjectedFault]]] = {}
         """tool -> newly required parameters and the faults that added them."""
         self.calls = 0
+        self.sticky = profile.sticky
 
     @property
     def log(self) -> list[InjectedFault]:
@@ -75,7 +82,9 @@ class FaultSession:
         return [t for name, t in self._tools.items() if name not in deprecated]
 
     def changed_tools(self) -> set[str]:
-        """Tools whose interface changed or that disappeared in this episode."""
+        """Tools whose interface changed or that disappeared in this episode (sticky profiles only)."""
+        if not self.sticky:
+            return set()
         deprecated = {t for t, f in self._gone.items() if f.fault_type == "tool_deprecated"}
         return deprecated | set(self._renamed) | set(self._required)
 
@@ -84,13 +93,13 @@ class FaultSession:
     def plan(self, call: ToolCall) -> Blocked | Execute:
         index = self.calls
         self.calls += 1
-        if call.name in self._gone:
+        if self.sticky and call.name in self._gone:
             return Blocked(self._repeat(self._gone[call.name], index, call))
         translated, broken = self._translate(call)
         if broken is not None:
             return Blocked(self._repeat(broken[0], index, call, broken[1]))
         key = call_key(translated)
-        if key in self._missing:
+        if self.sticky and key in self._missing:
             return Blocked(self._repeat(self._missing[key], index, call))
         ftype, rng = self.injector.draw(index, call.name)
         if ftype is None:
@@ -100,9 +109,9 @@ class FaultSession:
         if ftype.effect == "interface":
             return Blocked(self._change_interface(ftype, index, call, translated, rng))
         fault = self._record(ftype, index, call, synthesise(ftype, call.name))
-        if ftype.scope == "call":
+        if self.sticky and ftype.scope == "call":
             self._missing[key] = fault
-        elif ftype.scope == "tool":
+        elif self.sticky and ftype.scope == "tool":
             self._gone[call.name] = fault
         return Blocked(fault)
 
@@ -178,14 +187,15 @@ class FaultSession:
         return fault
 
     def _translate(self, call: ToolCall) -> tuple[ToolCall, tuple[InjectedFault, str] | None]:
-        """The call in original names, or the interface fault it breaks and the message to show."""
+        """The call in original names, or (sticky profiles) the interface fault it breaks and the message to show."""
         args = dict(call.arguments)
         for param, fault in self._required.get(call.name, []):
-            if param not in args:
+            if param in args:
+                del args[param]
+            elif self.sticky:
                 return call, (fault, fault.observation)
-            del args[param]
         for old, (new, fault) in self._renamed.get(call.name, {}).items():
-            if old in args and new not in args:
+            if self.sticky and old in args and new not in args:
                 return call, (fault, _renamed_message(call.name, old, new))
             if new in args:
                 args[old] = args.pop(new)
@@ -196,7 +206,8 @@ class FaultSession:
     ) -> InjectedFault:
         if ftype.code == "tool_deprecated":
             fault = self._record(ftype, index, call, synthesise(ftype, call.name))
-            self._gone[call.name] = fault
+            if self.sticky:
+                self._gone[call.name] = fault
             return fault
         renamed = self._renamed.setdefault(call.name, {})
         candidates = sorted(p for p in translated.arguments if p not in renamed)
@@ -215,6 +226,7 @@ class FaultSession:
         required = FAULT_TYPES["param_required"]
         spec = self._tools.get(call.name)
         taken = set(call.arguments) | (set(spec.properties()) if spec else set())
+        taken |= {p for p, _ in self._required.get(call.name, [])}
         param = next(p for p in _NEW_PARAMS if p not in taken)
         fault = self._record(
             required,
@@ -230,7 +242,7 @@ class FaultSession:
 
     def _edit_spec(self, tool: str, *, rename: tuple[str, str] | None = None, add: str | None = None) -> None:
         spec = self._tools.get(tool)
-        if spec is None:
+        if spec is None or not self.sticky:  # per-call faults leave the interface as it was
             return
         params: dict[str, Any] = copy.deepcopy(spec.parameters)
         props: dict[str, Any] = dict(params.get("properties") or {})

@@ -11,8 +11,9 @@ parameters applied), with three exceptions the expert cannot know about:
 
 - a semantic anomaly: the agent has not seen a valid result, so the recovery re-issues the faulted
   call (verify before acting on corrupted data);
-- a permanent fault that blocks the expert's own next call (a 404 on the same call, a 401 / 403 /
-  deprecated tool it needs): the recovery is a graceful failure, in words, with no call;
+- under a sticky profile, a permanent fault that blocks the expert's own next call (a 404 on the
+  same call, a 401 / 403 / deprecated tool it needs): the recovery is a graceful failure, in words,
+  with no call (under the default per-call profile nothing blocks a later call: the call is retried);
 - the expert has nothing left to do (the faulted call finished the task): no record.
 
 Records are ``{"messages": [{"role", "content"}, ...], ...}`` (TRL's conversational format); tool
@@ -75,7 +76,7 @@ def _assistant_positions(messages: list[Message]) -> list[int]:
 
 
 def recovery_turn(
-    fault: dict[str, Any], faulted: ToolCall, expert: ToolCall | None, fmt: OutputFormat
+    fault: dict[str, Any], faulted: ToolCall, expert: ToolCall | None, fmt: OutputFormat, *, sticky: bool = False
 ) -> tuple[str, str] | None:
     """(kind, assistant text) of the recovery after ``fault`` on ``faulted``; ``None``: nothing to do."""
     ftype = FAULT_TYPES.get(str(fault.get("fault_type")))
@@ -87,7 +88,7 @@ def recovery_turn(
     if expert is None:
         return None
     scope = ftype.scope if ftype is not None else "none"
-    blocked = (scope == "call" and expert == faulted) or (scope == "tool" and expert.name == faulted.name)
+    blocked = sticky and ((scope == "call" and expert == faulted) or (scope == "tool" and expert.name == faulted.name))
     if blocked:
         return "give_up", head + PLAN["give_up"]
     if ftype is not None and ftype.transient and expert == faulted:
@@ -123,7 +124,7 @@ def recovery_examples(traj: Trajectory, env: Env, profile: FaultProfile, fmt: Ou
             raise ValueError(
                 f"{traj.id} step {pos}: replay did not reproduce the logged fault (profile or seed differ?)"
             )
-        turn = recovery_turn(fault, call, faulty.expert_action(), fmt)
+        turn = recovery_turn(fault, call, faulty.expert_action(), fmt, sticky=profile.sticky)
         obs_at = positions[pos] + 1
         if turn is None or obs_at >= len(traj.messages):
             continue

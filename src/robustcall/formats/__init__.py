@@ -4,6 +4,7 @@ Parsing never executes model text: Python-looking output is read by walking ``as
 token reader for the common literal case) and JSON with :mod:`json`.
 """
 
+from robustcall.formats._bounds import MAX_NESTING, MAX_PARSE_CHARS, calls_refusal
 from robustcall.formats._parse import DISPATCH, parse_tool_calls, read_tool_calls
 from robustcall.formats._render import (
     DEFAULT_FORMATS,
@@ -17,9 +18,12 @@ from robustcall.formats._types import OUTPUT_FORMATS, OutputFormat, ParseResult
 __all__ = [
     "DEFAULT_FORMATS",
     "DISPATCH",
+    "MAX_NESTING",
+    "MAX_PARSE_CHARS",
     "OUTPUT_FORMATS",
     "OutputFormat",
     "ParseResult",
+    "calls_refusal",
     "parse_tool_calls",
     "read_tool_calls",
     "render_calls",

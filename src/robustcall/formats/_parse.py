@@ -12,6 +12,7 @@ from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
+from robustcall.formats._bounds import MAX_NESTING, READ_ERRORS, calls_refusal, refusal
 from robustcall.formats._fastpy import read_flat, read_tokens
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._react import adhoc_calls, react_calls
@@ -55,7 +56,28 @@ def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None 
 
     ``tools`` (optional) maps positional arguments to parameter names and keeps the bare-Python
     fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``.
+    Never raises on any text: a text past the bounds (:mod:`robustcall.formats._bounds`) or one the
+    readers fail on (a 5,000-digit integer, ``1e999 // 1``...) gives no calls and says why in
+    ``ParseResult.refused``.
     """
+    why = refusal(text)
+    if why is None:
+        try:
+            got = _parse_tool_calls(text, fmt, tools)
+        except READ_ERRORS as exc:
+            why = f"unreadable: {type(exc).__name__}: {str(exc)[:200]}"
+        else:
+            # a value nests no deeper than the text has openers; past that, JSON decoded out of
+            # strings may nest deeper than the text's own brackets
+            if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+                return got
+            why = calls_refusal([c.arguments for c in got.calls])
+            if why is None:
+                return got
+    return ParseResult([], None, [why], refused=why)
+
+
+def _parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None) -> ParseResult:
     s = _plain_bfcl_list(text) if fmt == "bfcl" else None
     if s is not None:  # the common case, the flat canonical list or "[]": no dispatch needed
         flat = [] if s == "[]" else read_flat(s)
@@ -131,17 +153,27 @@ def read_tool_calls_shared(
     arguments). So a text read by the fast reader, or one with neither ``(`` nor ``{``, reads the
     same under any tool list; anything else is said to depend on it.
     """
-    s = _plain_bfcl_list(text) if fmt == "bfcl" else None
+    if fmt == "bfcl" and refusal(text) is None:
+        try:
+            got = _fast_bfcl(text)
+        except READ_ERRORS:  # parse_tool_calls says why
+            got = None
+        if got is not None:
+            return got, True
+    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
+    return calls, "(" not in text and "{" not in text
+
+
+def _fast_bfcl(text: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The calls of a plain BFCL list read by the fast readers, ``None`` when they decline."""
+    s = _plain_bfcl_list(text)
     if s is not None:
         flat = read_flat(s)
         if flat is not None:
-            return flat, True
+            return flat
         if s == "[]":
-            return [], True
-        try:
-            fast = read_tokens(s)
-        except RecursionError:  # parse_tool_calls reports it
-            fast = None
+            return []
+        fast = read_tokens(s)
         if fast is not None:
             out = []
             for c in fast.calls:
@@ -149,6 +181,5 @@ def read_tool_calls_shared(
                     break
                 out.append((c.name, c.arguments))
             else:
-                return out, True  # [] for an explicit "[]"
-    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
-    return calls, "(" not in text and "{" not in text
+                return out  # [] for an explicit "[]"
+    return None

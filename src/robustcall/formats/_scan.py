@@ -10,32 +10,88 @@ from robustcall.formats._pyvalues import literal
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.S)
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_THINK_OPEN = re.compile(r"<think>", re.I)
+_THINK_CLOSE = re.compile(r"</think>", re.I)
 _DECODER = json.JSONDecoder()
 
 
 def balanced(text: str, start: int) -> int | None:
-    """End (exclusive) of the bracketed span opening at ``text[start]``, skipping string literals."""
-    opener = text[start]
-    if opener not in _CLOSE:
+    """End (exclusive) of the bracketed span opening at ``text[start]``, skipping string literals.
+
+    Linear over all the calls on one text: the first call scans the text once from ``start`` and
+    records the end of every bracket it passes (a scan from any of them would run the same way),
+    so that the callers that try every opener in turn (``[f([f([f(...``) stay linear instead of
+    rescanning to the end from each one. At most :data:`_MAX_PASSES` such scans are made per text
+    (a start inside what earlier scans read as a string needs its own); past that a span is said
+    to be unbalanced.
+    """
+    if text[start : start + 1] not in _CLOSE:
         return None
-    stack = [_CLOSE[opener]]
-    i, n = start + 1, len(text)
+    table = _table(text)
+    for ends in table.passes:
+        got = ends.get(start)
+        if got is not None:
+            return got if got > 0 else None
+    if len(table.passes) >= _MAX_PASSES:
+        return None
+    ends = _scan_from(text, start)
+    table.passes.append(ends)
+    got = ends[start]
+    return got if got > 0 else None
+
+
+_MAX_PASSES = 8
+
+
+class _Table:
+    __slots__ = ("passes", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.passes: list[dict[int, int]] = []
+
+
+_last: _Table = _Table("")
+
+
+def _table(text: str) -> _Table:
+    """The bracket table of ``text`` (one text remembered: the callers work on one text at a time)."""
+    global _last
+    table = _last
+    if table.text is not text and table.text != text:
+        table = _Table(text)
+        _last = table
+    return table
+
+
+def _scan_from(text: str, start: int) -> dict[int, int]:
+    """Scanning from ``start``: every opener reached outside a string -> the end of its span, or
+    ``-1`` where a scan from it returns ``None`` (a mismatched closer or the end of the text)."""
+    ends: dict[int, int] = {}
+    stack: list[int] = []
+    want: list[str] = []
+    i, n = start, len(text)
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
             i = _skip_string(text, i)
             continue
         if c in _CLOSE:
-            stack.append(_CLOSE[c])
-        elif c in ")]}":
-            if c != stack[-1]:
-                return None
-            stack.pop()
-            if not stack:
-                return i + 1
+            stack.append(i)
+            want.append(_CLOSE[c])
+        elif c in ")]}" and stack:
+            if c != want[-1]:  # every open span fails here
+                for j in stack:
+                    ends[j] = -1
+                stack.clear()
+                want.clear()
+            else:
+                ends[stack.pop()] = i + 1
+                want.pop()
         i += 1
-    return None
+    for j in stack:
+        ends[j] = -1
+    return ends
 
 
 def _skip_string(text: str, i: int) -> int:
@@ -66,19 +122,34 @@ def strip_think(text: str) -> str:
     """Text without ``<think>…</think>`` reasoning blocks (which often quote example calls)."""
     if "<think>" not in text and "<THINK>" not in text:
         return text
-    return _THINK.sub("", text)
+    # as _THINK.sub("", text), in linear time: the regex rescans to the end from every unclosed <think>
+    parts: list[str] = []
+    pos = 0
+    while True:
+        m = _THINK_OPEN.search(text, pos)
+        if m is None:
+            break
+        close = _THINK_CLOSE.search(text, m.end())
+        if close is None:  # no block closes after this one: neither can any later one
+            break
+        parts.append(text[pos : m.start()])
+        pos = close.end()
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def decode_object(text: str, start: int) -> tuple[Any, int] | None:
     """A JSON (or, failing that, Python-literal) value starting at ``text[start]`` and its end."""
+    stop = balanced(text, start)  # a JSON value is balanced too: no decoding of spans that never close
+    if stop is None:
+        return None
     try:
         value, end = _DECODER.raw_decode(text, start)
         return value, end
     except (json.JSONDecodeError, RecursionError):
         pass
-    stop = balanced(text, start)
-    if stop is None:
-        return None
     ok, value = literal(text[start:stop])
     if not ok:
         return None

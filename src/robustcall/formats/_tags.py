@@ -21,6 +21,7 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
     """Calls of every tool-call tag in the text."""
     out: list[RawCall] = []
     pos = 0
+    closes: dict[str, Any] = {}  # tag -> the first closing tag at or after the last search (None: none)
     while True:
         m = _OPEN.search(text, pos)
         if m is None:
@@ -33,8 +34,11 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
         if self_closing:
             body, pos = "", after
         else:
-            close = re.compile(rf"</{re.escape(m.group(1))}\s*>", re.I)
-            cm = close.search(text, after)
+            key = m.group(1).lower()
+            cm = closes.get(key, False)
+            if cm is not None and (cm is False or cm.start() < after):  # else: still the first one after
+                cm = re.compile(rf"</{re.escape(key)}\s*>", re.I).search(text, after)
+                closes[key] = cm  # None: no closing tag anywhere further on, for later tags either
             nxt = _OPEN.search(text, after)
             stop = cm.start() if cm else len(text)
             if nxt is not None and nxt.start() < stop:
@@ -44,12 +48,14 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
         if tag == "tool" and not attrs and body.strip() and body.strip()[0] not in "{[":
             name = body.strip().strip("`'\"")
             args: dict[str, Any] = {}
-            rest = text[pos:].lstrip()
-            if rest.startswith("{"):
-                got = decode_object(rest, 0)
+            start = pos
+            while start < len(text) and text[start].isspace():
+                start += 1
+            if text.startswith("{", start):  # decoded in place: a copy of the rest per tag is quadratic
+                got = decode_object(text, start)
                 if got is not None and isinstance(got[0], dict):
                     args = _args_from_body(got[0], name)
-                    pos = len(text) - len(rest) + got[1]
+                    pos = got[1]
             out.append(RawCall(name, args))
             continue
         out.extend(_calls_of_block(attrs, body, ctx))

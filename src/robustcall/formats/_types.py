@@ -26,6 +26,9 @@ class ParseResult:
     dropped: list[str] = field(default_factory=list)
     """What could not be read (an unsupported argument expression, a positional argument with no
     schema slot, an undecodable ``Action Input``...), said rather than silently dropped."""
+    refused: str | None = None
+    """Why the whole text was not read (past the parser's bounds, or unreadable), else ``None``: the
+    answer is then a model-format error, scored as no call."""
 
 
 class _Missing:

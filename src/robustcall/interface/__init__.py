@@ -3,12 +3,23 @@
 from robustcall.envs import make_env
 from robustcall.interface._env import MODES, InterfaceEnv, Mode, NameView, invalid_action
 from robustcall.interface._maps import LEVELS, MAPS, InterfaceMap, Level, check_map
-from robustcall.interface._run import TRAJECTORIES, EpisodeCounts, ExpertPolicy, episode_counts, run_pipe
+from robustcall.interface._run import (
+    STYLES,
+    TRAJECTORIES,
+    EpisodeCounts,
+    ExpertPolicy,
+    annotate,
+    episode_counts,
+    interface_map,
+    run_pipe,
+    trajectory_view,
+)
 
 __all__ = [
     "LEVELS",
     "MAPS",
     "MODES",
+    "STYLES",
     "TRAJECTORIES",
     "EpisodeCounts",
     "ExpertPolicy",
@@ -17,9 +28,12 @@ __all__ = [
     "Level",
     "Mode",
     "NameView",
+    "annotate",
     "check_map",
     "episode_counts",
+    "interface_map",
     "invalid_action",
     "make_env",
     "run_pipe",
+    "trajectory_view",
 ]

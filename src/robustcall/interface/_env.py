@@ -9,7 +9,15 @@ translated back before the wrapped environment runs the call.
   valid; the call is not run and the agent sees Table 5's message,
   ``Invalid Action: <original> . Use <displayed> instead.`` (a *legacy call*).
 - ``dual``: both families are listed as valid and equivalent (``order`` 1: synonyms first, 2:
-  originals first, Table 10) and both run.
+  originals first, Table 10) and both run. Every place that names an action presents both, in the
+  order's sequence: the tool list holds one spec per name, each saying which name it equals, and in
+  the instruction, the tool descriptions and every observation a mention of an original name becomes
+  ``<first> (or <second>)`` (order 1: ``go_north (or move_up)``; order 2: ``move_up (or go_north)``).
+
+Every call is classified (:meth:`NameView.classify`): its *family* (``original`` or ``alias``, ``None``
+for a name in neither) and whether it is a *legacy call* in Table 9's sense, "hallucinated or
+deprecated": an original name the strict interface hides (deprecated), or a name that is no action
+of the environment under any name (hallucinated; every mode).
 """
 
 from __future__ import annotations
@@ -42,16 +50,28 @@ class NameView:
         self.back = {v: k for k, v in self.shown.items()}
 
     def family(self, name: str) -> Literal["original", "alias"] | None:
-        """Which name family a called name belongs to (dual mode's n_ori / n_syn)."""
-        if name in self.shown and self.shown[name] != name:
+        """Which name family a called name belongs to (dual mode's n_ori / n_syn); ``None``: neither."""
+        if name in self.shown:
             return "original"
-        if name in self.back and self.back[name] != name:
+        if name in self.back:
             return "alias"
         return None
 
-    def is_legacy(self, name: str) -> bool:
+    def is_deprecated(self, name: str) -> bool:
         """Strict mode: ``name`` is an original name the displayed interface hides."""
         return self.mode in ("synonym", "symbol") and name in self.shown and name not in self.back
+
+    def is_hallucinated(self, name: str) -> bool:
+        """``name`` is no action of the environment, under any of its names."""
+        return self.family(name) is None
+
+    def is_legacy(self, name: str) -> bool:
+        """Table 9's count: a deprecated (hidden original) or a hallucinated name."""
+        return self.is_deprecated(name) or self.is_hallucinated(name)
+
+    def classify(self, name: str) -> tuple[bool, Literal["original", "alias"] | None]:
+        """``(legacy, family)`` of a called name, as recorded on its ``Step``."""
+        return self.is_legacy(name), self.family(name)
 
 
 class InterfaceEnv(NameView):
@@ -64,14 +84,27 @@ class InterfaceEnv(NameView):
         words = sorted(imap.text_names(), key=len, reverse=True)
         alternatives = "|".join(re.escape(o) for o in words)
         self._pattern = re.compile(r"\b(" + alternatives + r")\b" if words else r"(?!)")
+        if order not in (1, 2):
+            raise ValueError(f"dual-interface order must be 1 (synonyms first) or 2 (originals first), got {order}")
 
     # display side ------------------------------------------------------------------------------
+    def pair(self, original: str) -> tuple[str, str]:
+        """Dual mode: an action's two names in this order's sequence (order 1: synonym first)."""
+        syn = self.shown.get(original, original)
+        return (syn, original) if self.order == 1 else (original, syn)
+
+    def _mention(self, original: str) -> str:
+        if self.mode == "dual":
+            first, second = self.pair(original)
+            return f"{first} (or {second})"
+        return self.shown[original]
+
     def rewrite(self, text: str) -> str:
-        """``text`` with every original action name replaced by its displayed name (not in dual mode,
-        where both families are valid)."""
-        if self.mode in ("origin", "dual"):
+        """``text`` with every original action name replaced by its displayed name; in dual mode by
+        both names, ``<first> (or <second>)``, in the order's sequence."""
+        if self.mode == "origin":
             return text
-        return self._pattern.sub(lambda m: self.shown[m.group(1)], text)
+        return self._pattern.sub(lambda m: self._mention(m.group(1)), text)
 
     def _tools(self, tools: list[ToolSpec]) -> list[ToolSpec]:
         if self.mode != "dual":
@@ -84,8 +117,9 @@ class InterfaceEnv(NameView):
         out = []
         for t in tools:
             syn = self.shown.get(t.name, t.name)
-            ori_spec = t.model_copy(update={"description": f"{t.description} Equivalent to {syn}."})
-            syn_spec = t.model_copy(update={"name": syn, "description": f"{t.description} Equivalent to {t.name}."})
+            text = self.rewrite(t.description)
+            ori_spec = t.model_copy(update={"description": f"{text} Equivalent to {syn}."})
+            syn_spec = t.model_copy(update={"name": syn, "description": f"{text} Equivalent to {t.name}."})
             out += [syn_spec, ori_spec] if self.order == 1 else [ori_spec, syn_spec]
         return out
 
@@ -95,11 +129,14 @@ class InterfaceEnv(NameView):
 
     def reset(self, task_id: str, seed: int = 0) -> EnvReset:
         r = self.env.reset(task_id, seed)
+        unmapped = [t.name for t in r.tools if t.name not in self.shown]
+        if unmapped:
+            raise ValueError(f"{self.name}: the interface map has no names for {', '.join(unmapped)}")
         return EnvReset(self.rewrite(r.instruction), self.rewrite(r.observation), self._tools(r.tools))
 
     def step(self, call: ToolCall) -> EnvStep:
         name = call.name
-        if self.is_legacy(name):
+        if self.is_deprecated(name):
             return EnvStep(invalid_action(name, self.shown[name]), error=True)
         original = self.back.get(name, name)
         result = self.env.step(call.model_copy(update={"name": original}))

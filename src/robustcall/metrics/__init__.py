@@ -1,5 +1,13 @@
 """Statistics over verdicts and trajectories."""
 
+from robustcall.metrics._bootstrap import (
+    DEFAULT_RESAMPLES,
+    RESAMPLINGS,
+    Resampling,
+    bootstrap_halfwidth,
+    half_width,
+    sum_replicates,
+)
 from robustcall.metrics._fault_text import ACKNOWLEDGE_PATTERNS, CLASS_PATTERNS, Diagnosis, diagnose
 from robustcall.metrics._faults import (
     LOOP_REPEATS,
@@ -8,9 +16,11 @@ from robustcall.metrics._faults import (
     FailureMode,
     FaultMetrics,
     FaultOutcome,
+    InjectionCounts,
     analyse,
     failure_mode,
     fault_metrics,
+    injection_counts,
     recovered,
     unrecoverable,
 )
@@ -20,21 +30,24 @@ from robustcall.metrics._robustness import (
     Robustness,
     ScoreMatrix,
     Significance,
+    component_delta,
     error_mode_shares,
     marker,
     paired_significance,
     robustness,
     source_id,
 )
-from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, bootstrap_halfwidth, summarize
+from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, summarize
 
 __all__ = [
     "ACKNOWLEDGE_PATTERNS",
     "CLASS_PATTERNS",
     "COMPONENT_ORDER",
+    "DEFAULT_RESAMPLES",
     "DELTA_COMPONENTS",
     "LOOP_REPEATS",
     "MODE_DISPLAY",
+    "RESAMPLINGS",
     "Cell",
     "Diagnosis",
     "EpisodeOutcome",
@@ -42,21 +55,27 @@ __all__ = [
     "FailureMode",
     "FaultMetrics",
     "FaultOutcome",
+    "InjectionCounts",
+    "Resampling",
     "Robustness",
     "ScoreMatrix",
     "Significance",
     "Summary",
     "analyse",
     "bootstrap_halfwidth",
+    "component_delta",
     "diagnose",
     "error_mode_shares",
     "failure_mode",
     "fault_metrics",
+    "half_width",
+    "injection_counts",
     "marker",
     "paired_significance",
     "recovered",
     "robustness",
     "source_id",
+    "sum_replicates",
     "summarize",
     "unrecoverable",
 ]

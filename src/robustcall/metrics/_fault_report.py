@@ -37,6 +37,7 @@ class FaultReport(BaseModel):
     """Every group's metrics, keyed ``agent -> δ -> metrics``."""
 
     table_delta: float
+    ufr_counts_step_limit: bool = False
     groups: dict[str, dict[float, FaultMetrics]]
 
     def agents(self) -> list[str]:
@@ -46,9 +47,15 @@ class FaultReport(BaseModel):
         return self.groups.get(agent, {}).get(delta)
 
 
-def fault_report(trajectories: Iterable[Trajectory], *, table_delta: float = 0.3) -> FaultReport:
+def fault_report(
+    trajectories: Iterable[Trajectory], *, table_delta: float = 0.3, ufr_step_limit: bool = False
+) -> FaultReport:
+    """Every (agent, δ) group's metrics; ``ufr_step_limit`` counts hitting the step limit towards UFR."""
     grouped: dict[str, dict[float, list[Trajectory]]] = defaultdict(lambda: defaultdict(list))
     for t in trajectories:
         grouped[agent_of(t)][delta_of(t)].append(t)
-    groups = {a: {d: fault_metrics(ts) for d, ts in sorted(by_d.items())} for a, by_d in grouped.items()}
-    return FaultReport(table_delta=table_delta, groups=groups)
+    groups = {
+        a: {d: fault_metrics(ts, ufr_step_limit=ufr_step_limit) for d, ts in sorted(by_d.items())}
+        for a, by_d in grouped.items()
+    }
+    return FaultReport(table_delta=table_delta, ufr_counts_step_limit=ufr_step_limit, groups=groups)

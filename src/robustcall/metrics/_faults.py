@@ -4,37 +4,62 @@ Vocabulary (one ``Trajectory`` = one task attempt; ``Step.fault`` = an ``Injecte
 
 - a *call step* has an action; it is *clean* when it carries no fault and no environment error,
   *failing* when it carries either;
-- a *fresh* fault is a new draw (``repeat_of`` unset); a permanent fault met again is a repeat.
-  N, the number of injected faults, counts fresh faults only.
+- a *fresh* fault is a new draw (``repeat_of`` unset); a permanent fault met again under a sticky
+  profile is a repeat. N, the number of injected faults, counts fresh faults only.
 - the *tool* of a step is the executed call's name (the wrapped environment's names), else the
   action's.
+- the *effective injection rate* is the share of call steps that met a fault (fresh or repeat);
+  under the default per-call profile it estimates δ, under a sticky one it exceeds it.
 
-**Recovered from the i-th fault** (R_i = 1): some later step of the same episode is a clean call
-of the faulted tool; or, when the fault made the tool unusable for the rest of the episode (its
-type's scope is ``tool``: 401, 403, a deprecated tool), a clean call of any tool. A fault whose
-corrupted result came from the call that finished the task counts as recovered when the task
-succeeded (nothing was left to recover).
+**Recovered from the i-th fault** (R_i = 1; the paper: "successfully recovered ... e.g. by
+correctly identifying it and taking a plausible subsequent action"): the agent's *subsequent
+action* is plausible. The subsequent action is the agent's next call after the fault, skipping
+calls interrupted by a fresh fault of their own (that outcome was a new draw, not the agent's
+doing). It is plausible when it is clean and calls the faulted tool again (a retry, or the call
+adapted to the error) -- or any tool, when the fault said the tool is unusable for the rest of
+the episode (scope ``tool``: 401, 403, a deprecated tool). A fault whose corrupted result came
+from the call that finished the task counts as recovered when the task succeeded (nothing was
+left to do). Identification is not required (EIA measures it separately).
+
+**RR** (the paper's definition, pooled): ``RR = (1/N) Σ_i R_i`` over every fresh fault of the
+group. **RR per task** (labelled, ours): the mean over task attempts with at least one fault of
+that attempt's own ``(1/N_τ) Σ R_i``.
 
 **Aftermath** of fault i: the steps after it up to and including the first clean step or the first
 step with a fresh fault, else to the end. **EIA**: the aftermath's text names the fault's class
-(``diagnose``). **UFR**: the share of tasks that failed and, after a fault, (a) made 3 identical
-failing calls in a row, (b) ended with empty output, or (c) hit the step limit.
+(``diagnose``).
+
+**UFR**: the share of tasks that failed and, after a fault, (a) made 3 identical failing calls in
+a row (infinite loop), (b) ended with empty output (a crash), or (c) produced nonsensical output:
+a step with no readable action whose text looks like an attempted call (a tool-call tag, a
+``"name":`` key, an ``Action:`` line or a ``[f(`` call), or that the model endpoint flagged as a
+format error. Hitting the step limit is not one of the paper's three and does not count by
+default; ``fault_metrics(..., ufr_step_limit=True)`` counts it as a fourth reason, and every
+``FaultMetrics`` says which (``ufr_counts_step_limit``).
 
 **Failure modes** (Table 6) of an unrecovered fault, first rule that holds:
 
-1. Infinite Loop: the failing call is part of a run of 3 or more identical failing calls in a row,
-   and the agent does not break out of the run right after it.
-2. Incorrect Diagnosis: the aftermath names a different class.
-3. Graceful Failure: the aftermath acknowledges the error (right class or unspecified) and the
-   agent stops: no call other than identical retries, then a non-empty final text.
-4. Hallucinated Success: the agent stops that way without acknowledging any error.
-5. Cascading Failure: a later call fails in the environment, or the episode ends in empty output
-   or at the step limit.
-6. Ignore & Proceed: otherwise (it carried on with other calls as if nothing happened).
+1. Infinite Loop ("retries the exact same failed action repeatedly without altering parameters"):
+   the failing call is part of a run of 3 or more identical failing calls in a row, and the agent
+   does not break out of the run right after it.
+2. Incorrect Diagnosis ("identifies an error but misattributes its cause"): the aftermath names a
+   different class.
+3. The agent *stops* (no call after the fault other than identical retries, then a non-empty
+   final text): Graceful Failure ("correctly identifies the error, explains why the task cannot
+   proceed, and stops") when the aftermath names the fault's own class; Hallucinated Success
+   when it acknowledges no error at all; a stop that only says "an error occurred" is neither.
+4. Cascading Failure ("a single unhandled fault leads to a sequence of logically subsequent
+   errors"): at least two later calls fail in the environment (errors, not injected faults).
+5. Ignore & Proceed ("treats an error code as valid data and continues execution"): the
+   aftermath acknowledges no error and the agent makes a further, different call.
+6. Other: none of the six fits (e.g. it named the error and carried on with another tool without
+   recovering, stopped saying only "an error occurred", or ran out of steps); counted on its own
+   row so the six keep the paper's meaning.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -52,6 +77,7 @@ FailureMode = Literal[
     "cascading_failure",
     "incorrect_diagnosis",
     "graceful_failure",
+    "other",
 ]
 MODE_DISPLAY: dict[FailureMode, str] = {
     "ignore_and_proceed": "Ignore & Proceed",
@@ -60,11 +86,17 @@ MODE_DISPLAY: dict[FailureMode, str] = {
     "cascading_failure": "Cascading Failure",
     "incorrect_diagnosis": "Incorrect Diagnosis",
     "graceful_failure": "Graceful Failure",
+    "other": "Other (no Table 6 mode)",
 }
 LOOP_REPEATS = 2
 """Identical repeats after a failing call that make a loop (3 identical failing calls in a row)."""
+CASCADE_ERRORS = 2
+"""Later environment errors that make a cascade ("a sequence of ... errors": more than one)."""
 
-Unrecoverable = Literal["loop", "crash", "step_limit"]
+Unrecoverable = Literal["loop", "crash", "nonsensical", "step_limit"]
+
+_ATTEMPTED_CALL = re.compile(r"<tool_call|\"name\"\s*:|^\s*Action\s*:|\[\s*[A-Za-z_][\w.]*\(", re.MULTILINE)
+"""Text that tries to be a call (a tag, a JSON ``"name":`` key, a ReAct ``Action:`` line, ``[f(``)."""
 
 
 class FaultOutcome(BaseModel):
@@ -91,7 +123,27 @@ class EpisodeOutcome(BaseModel):
     success: bool
     steps: int
     faults: int
+    recovered: int = 0
+    """Fresh faults of this attempt that were recovered (its own RR is ``recovered / faults``)."""
+    calls: int = 0
+    faulted_calls: int = 0
+    """Call steps that met a fault, fresh or (sticky profiles) repeated."""
     unrecoverable: Unrecoverable | None = None
+    """The first UFR reason that holds (``step_limit`` included; whether it counts is the caller's choice)."""
+
+
+class InjectionCounts(BaseModel):
+    """How often calls met a fault: the effective injection rate beside δ."""
+
+    calls: int
+    faulted: int
+    """Call steps that carried a fault (fresh draws plus sticky repeats)."""
+    fresh: int
+    """Of those, fresh draws (N)."""
+
+    @property
+    def rate(self) -> float | None:
+        return self.faulted / self.calls if self.calls else None
 
 
 class FaultMetrics(BaseModel):
@@ -102,14 +154,25 @@ class FaultMetrics(BaseModel):
     """TSR at δ = 0, RASR under faults."""
     faults: int
     recovery_rate: float | None
+    """RR = (1/N) Σ R_i, pooled over every fresh fault of the group (the paper's definition)."""
+    recovery_rate_per_task: float | None = None
+    """RR macro-averaged per task attempt: the mean of each attempt's own RR (attempts with faults)."""
+    tasks_with_faults: int = 0
     eia: float | None
     ufr: float | None
+    ufr_counts_step_limit: bool = False
+    """Whether hitting the step limit after a fault counted towards UFR (the paper's three do not)."""
     mean_steps: float | None
+    calls: int = 0
+    faulted_calls: int = 0
+    injection_rate: float | None = None
+    """Effective injection rate: share of call steps that met a fault (compare with δ)."""
     recovery_by_class: dict[str, float | None] = Field(default_factory=dict)
     faults_by_class: dict[str, int] = Field(default_factory=dict)
     modes: dict[str, int] = Field(default_factory=dict)
-    """Table 6 mode -> count of unrecovered faults; ``recovered`` holds the rest."""
+    """Table 6 mode -> count of unrecovered faults (``other``: none fits); ``recovered`` holds the rest."""
     unrecoverable: dict[str, int] = Field(default_factory=dict)
+    """Failed attempts by UFR reason, ``step_limit`` always listed (counted in UFR only when flagged)."""
     infra_errors: int = 0
 
 
@@ -141,15 +204,23 @@ def _fault_class(fault: dict[str, Any]) -> FaultClass:
     return cls  # type: ignore[no-any-return]
 
 
+def subsequent_action(steps: list[Step], pos: int) -> Step | None:
+    """The agent's next call after ``steps[pos]``, skipping calls interrupted by a fresh fault."""
+    for s in steps[pos + 1 :]:
+        if s.action is not None and not is_fresh(s):
+            return s
+    return None
+
+
 def recovered(traj: Trajectory, pos: int) -> bool:
-    """R_i for the fault at ``steps[pos]`` (see the module rule)."""
+    """R_i for the fault at ``steps[pos]``: a plausible subsequent action (see the module rule)."""
     steps, fault = traj.steps, traj.steps[pos].fault or {}
     ftype = FAULT_TYPES.get(str(fault.get("fault_type")))
     tool_gone = ftype is not None and ftype.scope == "tool"
-    tool = _tool(steps[pos])
-    if any(is_clean(s) and (tool_gone or _tool(s) == tool) for s in steps[pos + 1 :]):
+    nxt = subsequent_action(steps, pos)
+    if nxt is not None and is_clean(nxt) and (tool_gone or _tool(nxt) == _tool(steps[pos])):
         return True
-    last = pos == len(steps) - 1
+    last = not any(s.action is not None for s in steps[pos + 1 :])
     return bool(last and fault.get("executed") and traj.termination == "done" and traj.success)
 
 
@@ -190,6 +261,13 @@ def _ends_empty(traj: Trajectory) -> bool:
     return traj.termination == "no_action" and bool(traj.steps) and not traj.steps[-1].raw_output.strip()
 
 
+def is_nonsensical(step: Step) -> bool:
+    """A step without a readable action whose text tries to be a call, or that the endpoint flagged."""
+    if step.action is not None:
+        return False
+    return step.error is not None or bool(_ATTEMPTED_CALL.search(step.raw_output))
+
+
 def _stops(traj: Trajectory, pos: int) -> bool:
     key = _key(traj.steps[pos])
     only_retries = all(_key(s) == key for s in _calls_after(traj.steps, pos))
@@ -203,15 +281,21 @@ def failure_mode(traj: Trajectory, pos: int, diagnosis: str | None, cls: FaultCl
     if diagnosis in FAULT_CLASSES and diagnosis != cls:
         return "incorrect_diagnosis"
     if _stops(traj, pos):
-        return "hallucinated_success" if diagnosis is None else "graceful_failure"
-    later_env_error = any(s.error is not None and s.fault is None for s in traj.steps[pos + 1 :])
-    if later_env_error or _ends_empty(traj) or traj.termination == "step_limit":
+        if diagnosis == cls:
+            return "graceful_failure"
+        return "hallucinated_success" if diagnosis is None else "other"
+    env_errors = sum(1 for s in traj.steps[pos + 1 :] if s.action is not None and s.error is not None and not s.fault)
+    if env_errors >= CASCADE_ERRORS:
         return "cascading_failure"
-    return "ignore_and_proceed"
+    key = _key(traj.steps[pos])
+    if diagnosis is None and any(_key(s) != key for s in _calls_after(traj.steps, pos)):
+        return "ignore_and_proceed"
+    return "other"
 
 
 def unrecoverable(traj: Trajectory) -> Unrecoverable | None:
-    """Why a failed task counts towards UFR (``None``: it does not)."""
+    """The first UFR reason of a failed task (``None``: none holds); ``step_limit`` is reported
+    too, and counts towards UFR only when the caller asks (``fault_metrics(ufr_step_limit=True)``)."""
     if traj.success or traj.success is None:
         return None
     fresh = [i for i, s in enumerate(traj.steps) if is_fresh(s)]
@@ -221,9 +305,24 @@ def unrecoverable(traj: Trajectory) -> Unrecoverable | None:
         return "loop"
     if _ends_empty(traj):
         return "crash"
+    if any(is_nonsensical(s) for s in traj.steps[fresh[0] + 1 :]):
+        return "nonsensical"
     if traj.termination == "step_limit":
         return "step_limit"
     return None
+
+
+def injection_counts(trajectories: Iterable[Trajectory]) -> InjectionCounts:
+    """Call steps, those that met a fault, and the fresh draws among them."""
+    calls = faulted = fresh = 0
+    for t in trajectories:
+        for s in t.steps:
+            if s.action is None:
+                continue
+            calls += 1
+            faulted += s.fault is not None
+            fresh += is_fresh(s)
+    return InjectionCounts(calls=calls, faulted=faulted, fresh=fresh)
 
 
 def analyse(traj: Trajectory) -> tuple[EpisodeOutcome, list[FaultOutcome]]:
@@ -248,11 +347,15 @@ def analyse(traj: Trajectory) -> tuple[EpisodeOutcome, list[FaultOutcome]]:
                 mode=None if ok else failure_mode(traj, pos, diagnosis, cls),
             )
         )
+    counts = injection_counts([traj])
     episode = EpisodeOutcome(
         id=traj.id,
         success=bool(traj.success),
         steps=len(traj.steps),
         faults=len(outcomes),
+        recovered=sum(f.recovered for f in outcomes),
+        calls=counts.calls,
+        faulted_calls=counts.faulted,
         unrecoverable=unrecoverable(traj),
     )
     return episode, outcomes
@@ -262,8 +365,10 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def fault_metrics(trajectories: Iterable[Trajectory]) -> FaultMetrics:
-    """TSR/RASR, N, RR, EIA, UFR, steps, RR by class and Table 6 counts over one group."""
+def fault_metrics(trajectories: Iterable[Trajectory], *, ufr_step_limit: bool = False) -> FaultMetrics:
+    """TSR/RASR, N, RR (pooled and per task), EIA, UFR, steps, injection rate, RR by class and
+    Table 6 counts over one group. ``ufr_step_limit``: count hitting the step limit after a fault
+    towards UFR (not one of the paper's three reasons)."""
     trajs = list(trajectories)
     scored = [t for t in trajs if t.success is not None]
     episodes: list[EpisodeOutcome] = []
@@ -274,14 +379,24 @@ def fault_metrics(trajectories: Iterable[Trajectory]) -> FaultMetrics:
         faults.extend(fs)
     by_class = {c: [f for f in faults if f.fault_class == c] for c in FAULT_CLASSES}
     modes: Counter[str] = Counter(f.mode or "recovered" for f in faults)
+    counted: set[str] = {"loop", "crash", "nonsensical"} | ({"step_limit"} if ufr_step_limit else set())
+    faulted = [e for e in episodes if e.faults]
+    calls = sum(e.calls for e in episodes)
+    hit = sum(e.faulted_calls for e in episodes)
     return FaultMetrics(
         episodes=len(episodes),
         success_rate=_mean([float(e.success) for e in episodes]),
         faults=len(faults),
         recovery_rate=_mean([float(f.recovered) for f in faults]),
+        recovery_rate_per_task=_mean([e.recovered / e.faults for e in faulted]),
+        tasks_with_faults=len(faulted),
         eia=_mean([float(f.identified) for f in faults]),
-        ufr=_mean([float(e.unrecoverable is not None) for e in episodes]),
+        ufr=_mean([float(e.unrecoverable in counted) for e in episodes]),
+        ufr_counts_step_limit=ufr_step_limit,
         mean_steps=_mean([float(e.steps) for e in episodes]),
+        calls=calls,
+        faulted_calls=hit,
+        injection_rate=hit / calls if calls else None,
         recovery_by_class={c: _mean([float(f.recovered) for f in fs]) for c, fs in by_class.items()},
         faults_by_class={c: len(fs) for c, fs in by_class.items()},
         modes={m: modes.get(m, 0) for m in (*MODE_DISPLAY, "recovered")},

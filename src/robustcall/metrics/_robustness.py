@@ -1,41 +1,54 @@
-"""Table 2 statistics of one run, with paired percentile-bootstrap intervals and significance.
+"""Table 2 statistics of one run, with percentile-bootstrap intervals and paired significance.
 
 Definitions (paper §6.1, Table 2, Figure 2):
 
 - *Clean*: accuracy on the unperturbed samples.
 - *Pert. Acc.*: sample-weighted accuracy over every perturbed sample (clean excluded).
-- *Δ_X* = Clean − mean over X's perturbation types of their accuracy (the unweighted mean of the
-  type accuracies: this reading reproduces Table 2 from Tables 7-8, e.g. ToolRL-DR-Full
-  Δ_Obs = 0.643 − mean(0.603, 0.653, 0.643, 0.638) = 0.009).
+- *Δ_X* = Clean − accuracy over the pooled records of X's perturbation types
+  (``component_delta``). Table 2's caption reads "Clean − mean(Acc on X-perturbations)"; recomputed
+  from the paper's own per-type tables (Appendix J, Tables 7-14, with the per-type record counts
+  those accuracies imply), pooling the records reproduces all 84 printed Δs of Table 2 to the
+  digit, the unweighted mean of the type accuracies 37 of them (o4-mini Δ_Rew: 0.326 printed,
+  pooled 0.326, mean 0.289). ``tests/metrics/test_table2_delta.py`` pins the recomputation.
 - *drop* of a type = Clean − its accuracy; *retention* = 1 − mean(Δ_Obs, Δ_Act, Δ_Rew) / Clean.
 
-Uncertainty: one bootstrap over the *source* samples (a clean sample and every perturbed sample made
-from it form one row), so that Clean and each perturbation are resampled together and drops and
-Δs are paired. Each statistic is computed on every replicate; the 95% half-width is half the
-distance between the 2.5th and 97.5th percentiles. Infrastructure errors are missing values,
-never wrong answers. Significance against a baseline resamples the shared source rows of both
-runs with the same weights; the two-sided p-value is ``2 · min(P(d ≤ 0), P(d ≥ 0))`` over the
-replicates d of (run − baseline), capped at 1; markers follow Table 2 (* p < 0.05, ** p < 0.01,
-*** p < 0.001).
+Uncertainty (``_bootstrap``): 95% percentile bootstrap, B = 10,000, two ways.
+
+- ``per-sample`` (default, the paper's): every group of records (Clean, each type, each
+  component's pooled records, all perturbed records) is resampled on its own, with its own seeded
+  stream; a drop or Δ replicate is the difference of independent Clean and group replicates.
+- ``clustered``: the *source* samples are resampled (a clean sample and every perturbed sample made
+  from it form one row), so Clean and each perturbation move together and drops and Δs are paired.
+
+Infrastructure errors are missing values, never wrong answers. Significance against a baseline is
+always clustered: it resamples the shared source rows of both runs with the same weights; the
+two-sided p-value is ``2 · min(P(d ≤ 0), P(d ≥ 0))`` over the replicates d of (run − baseline),
+capped at 1; markers follow Table 2 (* p < 0.05, ** p < 0.01, *** p < 0.001).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 from pydantic import BaseModel
 
 from robustcall.core import TAXONOMY, Verdict
+from robustcall.metrics._bootstrap import (
+    DEFAULT_RESAMPLES,
+    Array,
+    Resampling,
+    group_rng,
+    half_width,
+    sum_replicates,
+)
 
 DELTA_COMPONENTS = ("observation", "action", "reward", "transition")
 RETENTION_COMPONENTS = ("observation", "action", "reward")
 BLOCK = 1000
 """Replicates per vectorised block (bounds memory: BLOCK × sources weights at a time)."""
-
-Array = np.ndarray[Any, Any]
 
 
 def source_id(v: Verdict) -> str:
@@ -44,14 +57,32 @@ def source_id(v: Verdict) -> str:
     return v.id[: -len(suffix)] if v.type != "clean" and v.id.endswith(suffix) else v.id
 
 
+def component_delta(clean: ArrayLike, correct: ArrayLike, n: ArrayLike) -> Array:
+    """Δ_X as Table 2 computes it: Clean − (score sum over X's records) / (number of X's records).
+
+    ``correct`` and ``n`` give, along their last axis, the score sum and record count of each of X's
+    types (or a single entry: the component's pooled records); leading axes are replicates. The
+    one definition ``score``, ``report`` and the leaderboard all use. NaN where X has no records.
+    """
+    sums = np.asarray(correct, dtype=float)
+    counts = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: Array = np.asarray(clean, dtype=float) - sums.sum(axis=-1) / counts.sum(axis=-1)
+    return out
+
+
 @dataclass(frozen=True)
 class ScoreMatrix:
-    """Per-sample scores, one row per source sample and one column per type (NaN: absent or infra)."""
+    """Per-sample binary correctness (1 / 0), one row per source sample and one column per type (NaN:
+    absent or infra). Binary as the paper's captions say ("per-sample binary correctness"): a
+    verdict's partial credit (``score``, ToolEyes steps) stays in ``scores.jsonl``, not in accuracy."""
 
     sources: list[str]
     columns: list[str]
     values: Array
     infra_errors: int
+    components: dict[str, str] = field(default_factory=dict)
+    """Column -> its POMDP component (from the verdicts; the taxonomy's where they say nothing)."""
 
     @classmethod
     def from_verdicts(cls, verdicts: Iterable[Verdict]) -> ScoreMatrix:
@@ -62,13 +93,15 @@ class ScoreMatrix:
         row = {s: i for i, s in enumerate(sources)}
         col = {c: j for j, c in enumerate(columns)}
         values = np.full((len(sources), len(columns)), np.nan)
+        components = {t.code: str(t.component) for t in TAXONOMY if t.code in col}
         infra = 0
         for v in vs:
+            components.setdefault(v.type, str(v.component))
             if v.correct is None:
                 infra += 1
                 continue
-            values[row[source_id(v)], col[v.type]] = v.score
-        return cls(sources, columns, values, infra)
+            values[row[source_id(v)], col[v.type]] = 1.0 if v.correct else 0.0
+        return cls(sources, columns, values, infra, components)
 
     def restrict(self, sources: Sequence[str], columns: Sequence[str]) -> ScoreMatrix:
         """The sub-matrix on these rows and columns (NaN where this run lacks them)."""
@@ -80,7 +113,17 @@ class ScoreMatrix:
                 rows = [row.get(s, -1) for s in sources]
                 have = np.array([r >= 0 for r in rows])
                 out[have, j] = self.values[np.array(rows)[have], col[c]]
-        return ScoreMatrix(list(sources), list(columns), out, self.infra_errors)
+        comps = {c: self.components[c] for c in columns if c in self.components}
+        return ScoreMatrix(list(sources), list(columns), out, self.infra_errors, comps)
+
+    def groups(self) -> dict[str, list[int]]:
+        """Every group a statistic is taken over -> its columns: ``acc:<type>``, ``component:<X>``
+        (X's types pooled) and ``pert_acc`` (every perturbed type pooled)."""
+        out = {f"acc:{c}": [j] for j, c in enumerate(self.columns)}
+        for comp in DELTA_COMPONENTS:
+            out[f"component:{comp}"] = [j for j, c in enumerate(self.columns) if self.components.get(c) == comp]
+        out["pert_acc"] = [j for j, c in enumerate(self.columns) if c != "clean"]
+        return out
 
 
 class Estimate(BaseModel):
@@ -96,17 +139,21 @@ class Robustness(BaseModel):
     clean: Estimate
     pert_acc: Estimate
     delta: dict[str, Estimate]
-    """Component -> Δ_X (Clean − mean accuracy of its types)."""
+    """Component -> Δ_X (Clean − accuracy over X's pooled records)."""
     retention: Estimate
     accuracy: dict[str, Estimate]
     """Type code (and ``clean``) -> accuracy."""
+    component_accuracy: dict[str, Estimate] = {}
+    """Component -> accuracy over its pooled records."""
     drop: dict[str, Estimate]
-    """Type code -> Clean − accuracy (paired)."""
+    """Type code -> Clean − accuracy."""
     n_by_type: dict[str, int]
     sources: int
     infra_errors: int
     resamples: int
     seed: int
+    resampling: Resampling = "per-sample"
+    """How the half-widths were resampled (``per-sample`` or ``clustered``)."""
 
 
 class Significance(BaseModel):
@@ -117,37 +164,34 @@ class Significance(BaseModel):
     marker: str
 
 
-def _components(columns: Sequence[str]) -> dict[str, list[int]]:
-    comp = {t.code: t.component for t in TAXONOMY}
-    out: dict[str, list[int]] = {c: [] for c in DELTA_COMPONENTS}
-    for j, c in enumerate(columns):
-        if c in comp:
-            out[comp[c]].append(j)
-    return out
+Groups = dict[str, tuple[Array, Array]]
+"""Group name -> (score sums, record counts), each over the leading (replicate) axis."""
 
 
-def _statistics(sums: Array, counts: Array, columns: Sequence[str]) -> dict[str, Array]:
-    """Every statistic as an array over the leading (replicate) axis, from column sums and counts."""
+def _statistics(groups: Groups, columns: Sequence[str]) -> dict[str, Array]:
+    """Every statistic as an array over the replicate axis, from each group's sums and counts."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        acc = sums / counts
-        out: dict[str, Array] = {f"acc:{c}": acc[:, j] for j, c in enumerate(columns)}
-        nan = np.full(acc.shape[0], np.nan)
-        clean = acc[:, columns.index("clean")] if "clean" in columns else nan
+        out: dict[str, Array] = {name: sums / counts for name, (sums, counts) in groups.items()}
+        clean = out.get("acc:clean", np.full(groups["pert_acc"][0].shape, np.nan))
         out["clean"] = clean
-        pert = [j for j, c in enumerate(columns) if c != "clean"]
-        out["pert_acc"] = sums[:, pert].sum(axis=1) / counts[:, pert].sum(axis=1) if pert else nan
-        for j, c in enumerate(columns):
+        for c in columns:
             if c != "clean":
-                out[f"drop:{c}"] = clean - acc[:, j]
-        for comp, cols in _components(columns).items():
-            out[f"delta:{comp}"] = clean - acc[:, cols].mean(axis=1) if cols else nan
-        deltas = np.stack([out[f"delta:{c}"] for c in RETENTION_COMPONENTS], axis=1)
-        out["retention"] = 1.0 - deltas.mean(axis=1) / clean
+                out[f"drop:{c}"] = clean - out[f"acc:{c}"]
+        for comp in DELTA_COMPONENTS:
+            sums, counts = groups[f"component:{comp}"]
+            out[f"delta:{comp}"] = component_delta(clean, sums[..., None], counts[..., None])
+        deltas = np.stack([out[f"delta:{c}"] for c in RETENTION_COMPONENTS], axis=-1)
+        out["retention"] = 1.0 - deltas.mean(axis=-1) / clean
     return out
 
 
-def _replicates(values: Array, resamples: int, seed: int) -> tuple[Array, Array]:
-    """Column sums and counts of every bootstrap replicate (rows resampled with replacement)."""
+def _column_groups(matrix: ScoreMatrix, sums: Array, counts: Array) -> Groups:
+    """Groups from per-column sums and counts (replicates × columns): a pooled group sums its columns."""
+    return {name: (sums[:, cols].sum(axis=1), counts[:, cols].sum(axis=1)) for name, cols in matrix.groups().items()}
+
+
+def _clustered(values: Array, resamples: int, seed: int) -> tuple[Array, Array]:
+    """Column sums and counts of every bootstrap replicate (source rows resampled with replacement)."""
     n, k = values.shape
     present = ~np.isnan(values)
     # one matrix product per block gives sums and counts together; weights and scores are small
@@ -164,12 +208,14 @@ def _replicates(values: Array, resamples: int, seed: int) -> tuple[Array, Array]
     return out[:, :k], out[:, k:]
 
 
-def _half_width(reps: Array) -> float | None:
-    finite = reps[np.isfinite(reps)]
-    if finite.size < 2:
-        return None
-    lo, hi = np.percentile(finite, [2.5, 97.5])
-    return float((hi - lo) / 2)
+def _per_sample(matrix: ScoreMatrix, resamples: int, seed: int) -> Groups:
+    """Each group's records resampled on their own (its own stream, named by the group)."""
+    out: Groups = {}
+    for name, cols in matrix.groups().items():
+        block = matrix.values[:, cols]
+        scores = block[~np.isnan(block)]
+        out[name] = (sum_replicates(scores, resamples, group_rng(seed, name)), np.full(resamples, float(scores.size)))
+    return out
 
 
 def _value(x: Array) -> float | None:
@@ -180,18 +226,33 @@ def _value(x: Array) -> float | None:
 def _point(matrix: ScoreMatrix) -> dict[str, Array]:
     present = ~np.isnan(matrix.values)
     sums = np.where(present, matrix.values, 0.0).sum(axis=0, keepdims=True)
-    return _statistics(sums, present.sum(axis=0, keepdims=True).astype(float), matrix.columns)
+    counts = present.sum(axis=0, keepdims=True).astype(float)
+    return _statistics(_column_groups(matrix, sums, counts), matrix.columns)
 
 
-def robustness(verdicts: Iterable[Verdict], *, resamples: int = 10_000, seed: int = 0) -> Robustness:
-    """Table 2 / Tables 7-14 statistics of one run's verdicts."""
+def robustness(
+    verdicts: Iterable[Verdict],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    resampling: Resampling = "per-sample",
+) -> Robustness:
+    """Table 2 / Tables 7-14 statistics of one run's verdicts (half-widths resampled as ``resampling`` says)."""
     m = ScoreMatrix.from_verdicts(verdicts)
     point = _point(m)
-    reps = _statistics(*_replicates(m.values, resamples, seed), m.columns) if resamples > 0 and m.sources else {}
+    reps: dict[str, Array] = {}
+    if resamples > 0 and m.sources:
+        if resampling == "clustered":
+            groups = _column_groups(m, *_clustered(m.values, resamples, seed))
+        elif resampling == "per-sample":
+            groups = _per_sample(m, resamples, seed)
+        else:
+            raise ValueError(f"resampling must be per-sample or clustered, got {resampling!r}")
+        reps = _statistics(groups, m.columns)
 
     def est(name: str) -> Estimate:
         value = _value(point[name])
-        return Estimate(value=value, ci95=_half_width(reps[name]) if reps and value is not None else None)
+        return Estimate(value=value, ci95=half_width(reps[name]) if reps and value is not None else None)
 
     perturbed = [c for c in m.columns if c != "clean"]
     return Robustness(
@@ -200,12 +261,14 @@ def robustness(verdicts: Iterable[Verdict], *, resamples: int = 10_000, seed: in
         delta={c: est(f"delta:{c}") for c in DELTA_COMPONENTS},
         retention=est("retention"),
         accuracy={c: est(f"acc:{c}") for c in m.columns},
+        component_accuracy={c: est(f"component:{c}") for c in DELTA_COMPONENTS},
         drop={c: est(f"drop:{c}") for c in perturbed},
         n_by_type={c: int((~np.isnan(m.values[:, j])).sum()) for j, c in enumerate(m.columns)},
         sources=len(m.sources),
         infra_errors=m.infra_errors,
         resamples=resamples,
         seed=seed,
+        resampling=resampling,
     )
 
 
@@ -217,7 +280,7 @@ def marker(p: float | None) -> str:
 
 
 def paired_significance(
-    run: Iterable[Verdict], baseline: Iterable[Verdict], *, resamples: int = 10_000, seed: int = 0
+    run: Iterable[Verdict], baseline: Iterable[Verdict], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> dict[str, Significance]:
     """Statistic name (``clean``, ``pert_acc``, ``delta:<component>``, ``retention``, ``acc:<type>``,
     ``drop:<type>``) -> paired-bootstrap comparison of ``run`` against ``baseline`` on their shared
@@ -229,10 +292,10 @@ def paired_significance(
         return {}
     a, b = a.restrict(sources, columns), b.restrict(sources, columns)
     stacked = np.concatenate([a.values, b.values], axis=1)  # one set of weights for both runs
-    sums, counts = _replicates(stacked, resamples, seed)
+    sums, counts = _clustered(stacked, resamples, seed)
     k = len(columns)
-    rep_a = _statistics(sums[:, :k], counts[:, :k], columns)
-    rep_b = _statistics(sums[:, k:], counts[:, k:], columns)
+    rep_a = _statistics(_column_groups(a, sums[:, :k], counts[:, :k]), columns)
+    rep_b = _statistics(_column_groups(b, sums[:, k:], counts[:, k:]), columns)
     point_a, point_b = _point(a), _point(b)
     out: dict[str, Significance] = {}
     for name in rep_a:

@@ -1,21 +1,23 @@
-"""Accuracy per perturbation type and POMDP component over per-sample verdicts.
+"""Accuracy per perturbation type and POMDP component over per-sample verdicts (``score`` and the leaderboard).
 
 Definitions (§6.1): *Clean* is accuracy on the clean samples; *Pert. Acc.* is sample-weighted
 accuracy over all perturbed samples (clean excluded); accuracy per component pools that
-component's types; the drop of a type is Clean minus its accuracy. Infrastructure errors are
-counted beside accuracy, never inside it. Half-widths are 95% percentile-bootstrap.
+component's records and Δ_X = Clean − that accuracy (``component_delta``); the drop of a type is
+Clean minus its accuracy. Infrastructure errors are counted beside accuracy, never inside it.
+Every value and half-width comes from ``robustness`` (95% percentile bootstrap, B = 10,000,
+per-sample by default), so ``score``, ``report`` and the leaderboard print the same numbers.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from robustcall.core import TAXONOMY, TYPES, Verdict
+from robustcall.metrics._bootstrap import DEFAULT_RESAMPLES, Resampling
+from robustcall.metrics._robustness import DELTA_COMPONENTS, Estimate, component_delta, robustness
 
 COMPONENT_ORDER = ("clean", "observation", "action", "reward", "transition")
 
@@ -25,6 +27,7 @@ class Cell(BaseModel):
 
     n: int
     correct: float
+    """Records answered correctly (binary correctness; partial credit is not counted)."""
     accuracy: float | None
     ci95: float | None = None
     """Half-width of the 95% percentile-bootstrap interval."""
@@ -39,41 +42,49 @@ class Summary(BaseModel):
     clean: Cell
     perturbed: Cell
     drop_by_type: dict[str, float | None]
+    delta: dict[str, Estimate] = Field(default_factory=dict)
+    """Component -> Δ_X = Clean − accuracy over X's pooled records (Table 2), with its half-width."""
     error_modes: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per component: Appendix L error mode -> count of incorrect records."""
     infra_error_ids: list[str] = Field(default_factory=list)
     bootstrap_resamples: int
     seed: int
+    resampling: Resampling = "per-sample"
+    """How the half-widths were resampled (``per-sample``: the paper's; ``clustered``: by source sample)."""
+
+    def component_delta(self, component: str) -> float | None:
+        """Δ of a component: the stored value, else (summaries written before it was stored) the
+        same ``component_delta`` over the stored cells."""
+        if component in self.delta:
+            return self.delta[component].value
+        cell = self.by_component.get(component)
+        if cell is None or not cell.n or self.clean.accuracy is None:
+            return None
+        return float(component_delta(self.clean.accuracy, [cell.correct], [cell.n]))
 
 
-def bootstrap_halfwidth(scores: np.ndarray[Any, Any], resamples: int, rng: np.random.Generator) -> float | None:
-    """Half-width of the 95% percentile-bootstrap interval of the mean (vectorised)."""
-    n = scores.shape[0]
-    if n == 0 or resamples <= 0:
-        return None
-    idx = rng.integers(0, n, size=(resamples, n))
-    means = scores[idx].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float((hi - lo) / 2)
-
-
-def _cell(vs: list[Verdict], resamples: int, rng: np.random.Generator) -> Cell:
+def _cell(vs: list[Verdict], est: Estimate | None) -> Cell:
     scored = [v for v in vs if v.correct is not None]
-    scores = np.array([v.score for v in scored], dtype=float)
-    acc = float(scores.mean()) if scored else None
+    correct = float(sum(1 for v in scored if v.correct))
     return Cell(
         n=len(scored),
-        correct=float(scores.sum()),
-        accuracy=acc,
-        ci95=bootstrap_halfwidth(scores, resamples, rng),
+        correct=correct,
+        accuracy=correct / len(scored) if scored else None,
+        ci95=est.ci95 if est is not None else None,
         infra_errors=len(vs) - len(scored),
     )
 
 
-def summarize(verdicts: Iterable[Verdict], *, resamples: int = 1000, seed: int = 0) -> Summary:
-    """Per-type, per-component, Clean and Pert. Acc. cells, drops and error modes."""
+def summarize(
+    verdicts: Iterable[Verdict],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    resampling: Resampling = "per-sample",
+) -> Summary:
+    """Per-type, per-component, Clean and Pert. Acc. cells, Δs, drops and error modes."""
     vs = sorted(verdicts, key=lambda v: (v.type, v.id))
-    rng = np.random.default_rng(seed)
+    stats = robustness(vs, resamples=resamples, seed=seed, resampling=resampling)
     by_type_v: dict[str, list[Verdict]] = defaultdict(list)
     by_comp_v: dict[str, list[Verdict]] = defaultdict(list)
     modes: dict[str, Counter[str]] = defaultdict(Counter)
@@ -84,23 +95,24 @@ def summarize(verdicts: Iterable[Verdict], *, resamples: int = 1000, seed: int =
             modes[v.component][v.error_mode] += 1
     type_order = [t for t in ("clean", *(t.code for t in TAXONOMY)) if t in by_type_v]
     type_order += sorted(t for t in by_type_v if t not in TYPES)
-    by_type = {t: _cell(by_type_v[t], resamples, rng) for t in type_order}
-    by_component = {c: _cell(by_comp_v[c], resamples, rng) for c in COMPONENT_ORDER if c in by_comp_v}
-    clean = by_type.get("clean") or Cell(n=0, correct=0.0, accuracy=None)
-    perturbed = _cell([v for v in vs if v.type != "clean"], resamples, rng)
-    drops = {
-        t: (clean.accuracy - c.accuracy if clean.accuracy is not None and c.accuracy is not None else None)
-        for t, c in by_type.items()
-        if t != "clean"
+    by_type = {t: _cell(by_type_v[t], stats.accuracy.get(t)) for t in type_order}
+    by_component = {
+        c: _cell(by_comp_v[c], stats.accuracy.get(c) if c == "clean" else stats.component_accuracy.get(c))
+        for c in COMPONENT_ORDER
+        if c in by_comp_v
     }
+    clean = by_type.get("clean") or Cell(n=0, correct=0.0, accuracy=None)
+    perturbed = _cell([v for v in vs if v.type != "clean"], stats.pert_acc)
     return Summary(
         by_type=by_type,
         by_component=by_component,
         clean=clean,
         perturbed=perturbed,
-        drop_by_type=drops,
+        drop_by_type={t: stats.drop[t].value if t in stats.drop else None for t in by_type if t != "clean"},
+        delta={c: stats.delta[c] for c in DELTA_COMPONENTS if c in by_comp_v},
         error_modes={c: dict(sorted(m.items())) for c, m in sorted(modes.items())},
         infra_error_ids=[v.id for v in vs if v.correct is None],
         bootstrap_resamples=resamples,
         seed=seed,
+        resampling=resampling,
     )

@@ -1,6 +1,7 @@
 """Getting text and tool calls out of a model: one async interface, several backends.
 
-- ``openai:<model>@<base_url>``: any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp, OpenAI),
+- ``openai/<model>`` (``--base-url`` or ``OPENAI_BASE_URL``) or ``openai:<model>@<base_url>``: any
+  OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp, OpenAI),
   ``fc`` or ``prompt`` mode, retries with backoff, infra vs model-format errors told apart;
 - ``local``: the embedded Qwen2.5-Coder-0.5B behind our own llama-server (``robustcall model setup``);
 - ``replay:<predictions.jsonl>``: a previous run's raw text, to re-parse and re-score;
@@ -8,16 +9,18 @@
 """
 
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
-from robustcall.models._convert import json_schema
-from robustcall.models._factory import SPEC_HELP, make_model, spec_identity
+from robustcall.models._convert import json_schema, tool_parameters, unwire_calls
+from robustcall.models._factory import OPENAI_DEFAULT_BASE_URL, SPEC_HELP, check_spec, make_model, resolve_base_url
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
-from robustcall.models._settings import ModelSettings, SettingsError, load_settings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings, SettingsError, load_settings
 
 __all__ = [
+    "DEFAULT_CONCURRENCY",
     "GIVE_UP_TEXT",
+    "OPENAI_DEFAULT_BASE_URL",
     "POLICIES",
     "SPEC_HELP",
     "ChatModel",
@@ -34,9 +37,12 @@ __all__ = [
     "ScriptedModel",
     "SettingsError",
     "chat_url",
+    "check_spec",
     "json_schema",
     "load_settings",
     "make_model",
     "policy",
-    "spec_identity",
+    "resolve_base_url",
+    "tool_parameters",
+    "unwire_calls",
 ]

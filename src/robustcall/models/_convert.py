@@ -17,7 +17,16 @@ from typing import Any
 
 from robustcall.core import Message, ToolCall, ToolSpec
 
-_BFCL_TYPES = {
+_TYPE_NAMES = {
+    # JSON Schema's own
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "object",
+    "null": "null",
+    # BFCL's dialect (Java / JavaScript / Python type names)
     "dict": "object",
     "float": "number",
     "double": "number",
@@ -35,30 +44,98 @@ _BFCL_TYPES = {
     "hashtable": "object",
     "queue": "array",
     "stack": "array",
+    # API-Bank's and other Python-style names
+    "str": "string",
+    "int": "integer",
+    "set": "array",
+    "none": "null",
+    "nonetype": "null",
 }
+_GENERIC = re.compile(r"^\s*(list|array|tuple|set|sequence)\s*[\(\[<]\s*(.*?)\s*[\)\]>]\s*$", re.IGNORECASE)
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-def json_schema(node: Any) -> Any:
-    """A copy of a (BFCL-dialect) schema with every ``type`` mapped to JSON-schema names."""
+def _type_name(name: str) -> str:
+    """A JSON-Schema type name for a dialect's name; one we do not know becomes ``string``."""
+    return _TYPE_NAMES.get(name.strip().lower(), "string")
+
+
+def _typed(name: str, any_type: bool) -> dict[str, Any]:
+    """The schema fragment for one type name: ``list(str)`` is an array of strings, BFCL's ``any``
+    is ``string`` on the wire (``any_type`` False) or no constraint at all (``any_type`` True)."""
+    generic = _GENERIC.match(name)
+    if generic:
+        inner = generic.group(2)
+        return {"type": "array", "items": _typed(inner, any_type) if inner else {}}
+    if any_type and name.strip().lower() == "any":
+        return {}
+    return {"type": _type_name(name)}
+
+
+def _property(node: Any, any_type: bool) -> Any:
+    """A property's schema; a bare type name (``"city": "str"``) becomes ``{"type": "string"}``."""
+    if isinstance(node, str):
+        return _typed(node, any_type)
+    if isinstance(node, dict | bool):
+        return json_schema(node, any_type=any_type)
+    return {}
+
+
+def json_schema(node: Any, *, any_type: bool = False) -> Any:
+    """A copy of a (BFCL / API-Bank dialect) schema that is valid JSON Schema (draft 7 and 2020-12).
+
+    Every ``type`` is mapped to JSON-Schema names (``dict`` -> ``object``, ``str`` -> ``string``,
+    ``list(str)`` -> an array of strings), ``required`` keeps each string once, and an array gets
+    ``items: {}`` when it names none (strict servers such as OpenAI's reject arrays without items).
+    Only schema positions are rewritten, never a property that happens to be *named* ``type``.
+    ``any_type`` turns BFCL's ``any`` into no constraint (for validating values) instead of ``string``.
+    """
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "type" and isinstance(value, str):
-            out[key] = _BFCL_TYPES.get(value.lower(), value)
+            for k, v in _typed(value, any_type).items():
+                out.setdefault(k, v)  # an explicit ``items`` below wins over list(str)'s
         elif key == "type" and isinstance(value, list):
-            out[key] = [_BFCL_TYPES.get(v.lower(), v) if isinstance(v, str) else v for v in value]
+            names = [_type_name(v) for v in value if isinstance(v, str)]
+            out[key] = list(dict.fromkeys(names)) or "string"
+        elif key == "type":
+            continue  # not a type name: no constraint
         elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: json_schema(sub) for name, sub in value.items()}
+            out[key] = {str(name): _property(sub, any_type) for name, sub in value.items()}
+        elif key == "required":
+            if isinstance(value, list):
+                out[key] = list(dict.fromkeys(v for v in value if isinstance(v, str)))
+            elif isinstance(value, str):
+                out[key] = [value]
         elif key in ("items", "additionalProperties", "not"):
-            out[key] = [json_schema(v) for v in value] if isinstance(value, list) else json_schema(value)
+            if isinstance(value, list):
+                out[key] = [json_schema(v, any_type=any_type) for v in value]
+            else:
+                out[key] = json_schema(value, any_type=any_type)
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [json_schema(v) for v in value]
+            out[key] = [json_schema(v, any_type=any_type) for v in value]
         else:
             out[key] = value
+    for schema_key in ("items", "additionalProperties", "not"):
+        if schema_key in out and not isinstance(out[schema_key], dict | bool | list):
+            del out[schema_key]  # a stray non-schema value (a description string) is no schema
+    if "items" in out and isinstance(out["items"], list):
+        out["prefixItems"] = out.pop("items")  # draft-4 tuple validation, spelt the 2020-12 way
+    if out.get("type") == "array" and "items" not in out and "prefixItems" not in out:
+        out["items"] = {}
     return out
+
+
+def tool_parameters(parameters: Any, *, any_type: bool = False) -> dict[str, Any]:
+    """A tool's ``parameters`` as an object schema: valid JSON Schema with ``type: object`` and
+    ``properties`` always present (some servers refuse a function without them)."""
+    schema = json_schema(parameters, any_type=any_type) if isinstance(parameters, dict) else {}
+    schema["type"] = "object"
+    schema.setdefault("properties", {})
+    return schema
 
 
 @dataclass
@@ -93,6 +170,22 @@ class NameMap:
         return self.from_wire.get(wire_name, wire_name)
 
 
+def unwire_calls(calls: list[ToolCall], tools: list[ToolSpec]) -> list[ToolCall]:
+    """Calls read from text that answered an fc-mode request over ``tools`` with their wire aliases
+    (``maps_get_distance_duration``) turned back into the tool names (``maps.get_distance_duration``),
+    as structured calls are. A name that is itself a listed tool, or no alias, is kept as given.
+
+    The text path needs it when a server refuses the model's fc output and quotes it (llama.cpp's
+    HTTP 500): the quoted calls name the tools as the server saw them."""
+    names = NameMap.for_tools(tools)
+    listed = set(names.to_wire)
+    out: list[ToolCall] = []
+    for c in calls:
+        name = c.name if c.name in listed else names.original(c.name)
+        out.append(c if name == c.name else c.model_copy(update={"name": name}))
+    return out
+
+
 def openai_tools(tools: list[ToolSpec], names: NameMap) -> list[dict[str, Any]]:
     """``tools=`` entries for the chat completions API."""
     return [
@@ -101,7 +194,7 @@ def openai_tools(tools: list[ToolSpec], names: NameMap) -> list[dict[str, Any]]:
             "function": {
                 "name": names.wire(t.name),
                 "description": t.description,
-                "parameters": json_schema(t.parameters),
+                "parameters": tool_parameters(t.parameters),
             },
         }
         for t in tools
@@ -184,7 +277,7 @@ def parse_choice(body: Any, names: NameMap, *, fc: bool) -> ParsedChoice:
         if isinstance(args, str):
             try:
                 args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
+            except (ValueError, RecursionError) as exc:  # bad JSON, a 5,000-digit number, deep nesting
                 problems.append(f"tool_calls[{k}] {name}: arguments are not valid JSON ({exc}): {args[:200]!r}")
                 raw_bits.append(f'{{"name": {json.dumps(name)}, "arguments": {args}}}')
                 calls.append(ToolCall(name=name, arguments={}))

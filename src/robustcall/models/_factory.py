@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from robustcall.core import InputError
@@ -9,9 +10,54 @@ from robustcall.models._api import ChatModel, Mode
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import ScriptedModel
-from robustcall.models._settings import load_settings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings
 
-SPEC_HELP = "local | openai:<model>@<base_url> | replay:<predictions.jsonl> | scripted:<policy>"
+SPEC_HELP = (
+    "local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
+    "replay:<predictions.jsonl> | scripted:<policy>"
+)
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""Where ``openai/<model>`` goes with neither ``--base-url`` nor ``OPENAI_BASE_URL`` (the SDK's default)."""
+
+
+def _http_url(url: str, spec: str) -> str:
+    if not url.startswith(("http://", "https://")):
+        raise InputError(f"bad base URL {url!r} for model {spec!r}: expected http(s)://host[:port][/v1]")
+    return url
+
+
+def resolve_base_url(spec: str, base_url: str | None = None) -> tuple[str, str]:
+    """``(model name, base URL)`` of an OpenAI-compatible spec: ``openai:<model>@<url>`` names its
+    URL; ``openai/<model>`` takes ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's own API, as
+    the openai SDK does. Raises ``InputError`` (a ``ValueError``) on a malformed spec."""
+    if spec.startswith("openai/"):
+        model = spec.removeprefix("openai/")
+        if not model:
+            raise InputError(f"bad model spec {spec!r}: expected openai/<model>")
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
+        return model, _http_url(url, spec)
+    model, sep, url = spec.removeprefix("openai:").rpartition("@")
+    if not spec.startswith("openai:") or not sep or not model or not url.startswith(("http://", "https://")):
+        raise InputError(
+            f"bad model spec {spec!r}: expected openai:<model>@<http(s)://base_url> or openai/<model> with --base-url"
+        )
+    if base_url is not None and base_url != url:
+        raise InputError(
+            f"model spec {spec!r} names its own base URL; drop --base-url {base_url} or use openai/<model>"
+        )
+    return model, url
+
+
+def check_spec(spec: str, base_url: str | None = None) -> None:
+    """Raise ``ValueError`` for a spec ``make_model`` would refuse, without building anything."""
+    if spec.startswith(("openai/", "openai:")):
+        resolve_base_url(spec, base_url)
+        return
+    if base_url is not None:
+        raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
+    kind, _, rest = spec.partition(":")
+    if not ((kind == "local" and not rest) or (kind in ("replay", "scripted") and rest)):
+        raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
 
 
 def make_model(
@@ -19,42 +65,31 @@ def make_model(
     *,
     mode: Mode | None = None,
     settings_file: Path | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    base_url: str | None = None,
 ) -> ChatModel:
     """A backend from a spec string (see ``SPEC_HELP``); ``mode`` overrides the settings file's mode.
 
     Settings are looked up under the spec's model name (``local``, the ``<model>`` of an openai spec).
-    Raises ``ValueError`` on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
+    ``base_url`` (the CLI's ``--base-url``) serves ``openai/<model>`` specs only.
+    Raises ``InputError`` (a ``ValueError``) on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
     """
     kind, _, rest = spec.partition(":")
-    if settings_file is not None:  # a typo in the file is an error for every backend, used or not
+    if settings_file is not None:  # a typo anywhere in the file is an error for every backend, used or not
         load_settings(settings_file, spec)
+    if spec.startswith(("openai/", "openai:")):
+        model, url = resolve_base_url(spec, base_url)
+        settings = load_settings(settings_file, model)
+        name = spec if spec.startswith("openai:") else f"openai:{model}@{url}"
+        return OpenAIChatModel(model, url, settings, mode=mode, concurrency=concurrency, name=name)
+    if base_url is not None:
+        raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
     if kind == "local" and not rest:
         from robustcall.models.local import LocalModel
 
         return LocalModel(load_settings(settings_file, "local"), mode=mode, concurrency=concurrency)
-    if kind == "openai":
-        model, sep, base_url = rest.rpartition("@")
-        if not sep or not model or not base_url.startswith(("http://", "https://")):
-            raise InputError(f"bad model spec {spec!r}: expected openai:<model>@<http(s)://base_url>")
-        settings = load_settings(settings_file, model)
-        return OpenAIChatModel(model, base_url, settings, mode=mode, concurrency=concurrency)
     if kind == "replay" and rest:
         return ReplayModel(Path(rest), mode=mode or "prompt")
     if kind == "scripted" and rest:
         return ScriptedModel(rest, mode=mode or "fc")
     raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
-
-
-def spec_identity(spec: str) -> tuple[str, str | None]:
-    """``(name, endpoint)``: what names the model whose answers a spec gets, and where it is served.
-
-    The endpoint (``openai:<model>@<base_url>``'s URL) does not decide the answers: a run resumed
-    against ``localhost`` instead of ``127.0.0.1`` is the same run. Other specs have no endpoint.
-    """
-    kind, _, rest = spec.partition(":")
-    if kind == "openai":
-        model, sep, base_url = rest.rpartition("@")
-        if sep and model:
-            return f"openai:{model}", base_url
-    return spec, None

@@ -3,8 +3,9 @@
 Why not aiohttp: on the 2-core machine aiohttp spends about 220 µs of CPU per request, and at
 concurrency 256 the client's CPU, not the server, caps the harness (docs/run.md). This client
 spends about 60 µs. Its scope is what OpenAI-compatible servers need: HTTP and HTTPS, keep-alive,
-Content-Length, chunked and read-to-close bodies. It does no redirects, cookies, proxies or
-compression (it sends no ``Accept-Encoding``).
+Content-Length, chunked and read-to-close bodies, and the environment's proxies as the openai SDK
+reads them (``_proxy.py``: ``CONNECT`` for https, absolute-form requests for http). It does no
+redirects, cookies or compression (it sends no ``Accept-Encoding``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from urllib.parse import urlsplit
 import httptools
 
 from robustcall.core import InputError
+from robustcall.models._proxy import open_tunnel, proxy_for
 
 
 class HttpResponse(NamedTuple):
@@ -133,7 +135,12 @@ class HttpClient:
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self._ssl = ssl.create_default_context() if parts.scheme == "https" else None
         host_header = parts.netloc.rsplit("@", 1)[-1]
+        self._proxy = proxy_for(parts.scheme, self.host, self.port)
+        # through a proxy, a plain-http request names its whole URL (absolute form)
+        self._target = f"http://{host_header}" if self._proxy is not None and self._ssl is None else ""
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        if self._target and self._proxy is not None:
+            extra += self._proxy.header()
         self._head = f"Host: {host_header}\r\n{extra}".encode("latin-1")
         self._free = max(1, limit)  # request slots; a slot freed while others wait goes to the first
         self._waiting: deque[asyncio.Future[None]] = deque()
@@ -149,7 +156,7 @@ class HttpClient:
         deadline = loop.time() + timeout_s
         data = b"%s %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (
             method.encode("ascii"),
-            path.encode("ascii"),
+            (self._target + path).encode("ascii"),
             self._head,
             len(body),
             body,
@@ -216,12 +223,26 @@ class HttpClient:
 
     async def _connect(self) -> _Connection:
         loop = asyncio.get_running_loop()
+        proxy = self._proxy
         try:
-            _, conn = await loop.create_connection(
-                _Connection, self.host, self.port, ssl=self._ssl, server_hostname=self.host if self._ssl else None
-            )
+            if proxy is None:
+                _, conn = await loop.create_connection(
+                    _Connection, self.host, self.port, ssl=self._ssl, server_hostname=self.host if self._ssl else None
+                )
+            elif self._ssl is None:  # plain http: talk to the proxy, requests in absolute form
+                _, conn = await loop.create_connection(_Connection, proxy.host, proxy.port)
+            else:  # https: a CONNECT tunnel, TLS with the endpoint through it
+                sock = await open_tunnel(proxy, self.host, self.port)
+                try:
+                    _, conn = await loop.create_connection(
+                        _Connection, sock=sock, ssl=self._ssl, server_hostname=self.host
+                    )
+                except BaseException:
+                    sock.close()
+                    raise
         except OSError as exc:
-            raise HttpConnectionError(f"cannot connect to {self.host}:{self.port}: {exc}") from exc
+            via = f" via proxy {proxy.host}:{proxy.port}" if proxy is not None else ""
+            raise HttpConnectionError(f"cannot connect to {self.host}:{self.port}{via}: {exc}") from exc
         return conn
 
     async def aclose(self) -> None:

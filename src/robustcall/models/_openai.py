@@ -21,8 +21,9 @@ import orjson
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
+from robustcall.models._proxy import proxy_for
 from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
-from robustcall.models._settings import ModelSettings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 
 _sleep = asyncio.sleep
 """Backoff waits go through here (tests record them)."""
@@ -77,7 +78,7 @@ class OpenAIChatModel:
         settings: ModelSettings | None = None,
         *,
         mode: Mode | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         api_key: str | None = None,
         name: str | None = None,
     ) -> None:
@@ -90,6 +91,7 @@ class OpenAIChatModel:
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         parts = urlsplit(self.url)
         self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here, early
         self._http: HttpClient | None = None
 
     def _client(self) -> HttpClient:
@@ -117,6 +119,10 @@ class OpenAIChatModel:
         }
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
+            if self.settings.tool_choice is not None:
+                body["tool_choice"] = self.settings.tool_choice
+            if self.settings.parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = self.settings.parallel_tool_calls
         body.update(self.settings.extra_body)
         return body, names
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from robustcall.core import InputError, Message, ToolCall, ToolSpec
+from robustcall.formats import render_calls, sample_format
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 
 Policy = Callable[[ModelRequest], list[ToolCall] | str]
@@ -27,7 +28,12 @@ def policy(name: str) -> Callable[[Policy], Policy]:
 
 
 def _golden(req: ModelRequest) -> list[ToolCall]:
-    return [g.as_call() for g in req.sample.golden_answers]
+    """The calls an ideal model makes: every golden call, or only the first where the golden answers
+    are alternatives (``golden_mode`` ``any`` / ``any_name``: one of them is the whole answer)."""
+    golden = req.sample.golden_answers
+    if golden and req.sample.source.extra.get("golden_mode") in ("any", "any_name"):
+        golden = golden[:1]
+    return [g.as_call() for g in golden]
 
 
 def _first_golden_args(req: ModelRequest) -> dict[str, object]:
@@ -41,7 +47,8 @@ def _tools(req: ModelRequest) -> list[ToolSpec]:
 
 @policy("oracle")
 def oracle(req: ModelRequest) -> list[ToolCall] | str:
-    """The sample's golden answers as calls; no call when the golden list is empty."""
+    """The sample's golden answers as calls (the first one only where they are alternatives); no
+    call when the golden list is empty."""
     return _golden(req)
 
 
@@ -115,7 +122,12 @@ def calls_text(calls: list[ToolCall]) -> str:
 
 
 class ScriptedModel:
-    """A ``ChatModel`` that answers with a registered policy (structured calls, no inference)."""
+    """A ``ChatModel`` that answers with a registered policy (no inference).
+
+    ``fc`` mode answers with structured calls (and their JSON as text). ``prompt`` mode answers
+    with text only, the calls written in the sample's own output format (``render_calls``: BFCL's
+    ``[f(a=1)]``, ``<tool_call>``, ReAct), so that they travel the text path a prompt-mode model's
+    answer takes: parsed by ``formats``, then scored."""
 
     def __init__(self, policy_name: str, *, mode: Mode = "fc") -> None:
         if policy_name not in POLICIES:
@@ -127,6 +139,9 @@ class ScriptedModel:
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         out = self.policy(req)
+        if self.mode == "prompt":
+            text = out if isinstance(out, str) else render_calls(out, sample_format(req.sample))
+            return ModelResponse(text=text, tool_calls=None)
         if isinstance(out, str):
             return ModelResponse(text=out, tool_calls=[])
         return ModelResponse(text=calls_text(out), tool_calls=out)

@@ -10,6 +10,9 @@ from typing import Any, get_args
 from robustcall.core import InputError, load_config_file
 from robustcall.models._api import Mode
 
+DEFAULT_CONCURRENCY = 4
+"""Requests in flight at once when a command is not told otherwise (every command, every backend)."""
+
 
 @dataclass
 class ModelSettings:
@@ -24,10 +27,15 @@ class ModelSettings:
     """Retries after the first attempt on 429 / 5xx / timeouts / dropped connections."""
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
+    tool_choice: str | None = None
+    """fc mode: ``auto``, ``required`` or ``none`` sent as ``tool_choice``; unset sends none (the server's default)."""
+    parallel_tool_calls: bool | None = None
+    """fc mode: sent as ``parallel_tool_calls`` when set; unset sends none (the server's default)."""
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Merged into the request body (e.g. ``chat_template_kwargs: {enable_thinking: false}``)."""
 
 
+TOOL_CHOICES = ("auto", "required", "none")
 _FIELDS = {f.name: f for f in dataclasses.fields(ModelSettings)}
 
 
@@ -58,6 +66,14 @@ def _coerce(path: Path, model: str, raw: dict[str, Any]) -> ModelSettings:
             if mode not in get_args(Mode):
                 raise SettingsError(f"{path}: model {model!r}: mode must be 'fc' or 'prompt', got {value!r}")
             kwargs[key] = mode
+        elif key == "tool_choice":
+            if value is not None and value not in TOOL_CHOICES:
+                raise SettingsError(f"{path}: model {model!r}: tool_choice must be one of {', '.join(TOOL_CHOICES)}")
+            kwargs[key] = value
+        elif key == "parallel_tool_calls":
+            if value is not None and not isinstance(value, bool):
+                raise SettingsError(f"{path}: model {model!r}: parallel_tool_calls must be true or false")
+            kwargs[key] = value
         elif key == "extra_body":
             if not isinstance(value, dict):
                 raise SettingsError(f"{path}: model {model!r}: extra_body must be a mapping")

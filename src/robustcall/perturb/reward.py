@@ -1,8 +1,10 @@
 """Reward perturbations: misleading cost / response-time metadata (MisDesc, TimeDesc and variants).
 
 A sibling of the GT tool with the same parameters is added. Descriptions carry cost (CD) or
-response-time (TD) annotations that make the GT the right choice for a request appended to the
-last user turn asking for the cheapest / quickest option. Distractor names:
+response-time (TD) annotations that make the GT the right choice; MisDesc / TimeDesc and their
+``_NT`` variants append a request for the cheapest / quickest option to the last user turn, while
+the ``_AB`` variants leave the user query unchanged (Appendix C's MisDesc-Abbr / TimeDesc-Abbr
+examples and Appendix O Case 2 show the clean query). Distractor names:
 
 - ``CD`` / ``TD``: suffix ``_Budget`` / ``_Fast`` (the name suggests the opposite of the metadata);
 - ``CD_NT`` / ``TD_NT``: neutral suffix ``_1`` (Appendix C's released examples; Table 1 writes ``_I``);
@@ -81,6 +83,13 @@ def _apply(sample: Sample, ctx: PerturbContext, kind: str, naming: str) -> Sampl
     tools: list[ToolSpec] = [right if t.name == gt.name else t for t in sample.tools]
     tools.append(wrong)
     ctx.rng.shuffle(tools)
+    if naming == "abbr":  # Appendix C / O (Case 2): the query stays as it is, only the tools change
+        return variant_of(
+            sample,
+            ctx.code,
+            {"tools": tools, "golden_answers": golden},
+            {"distractor": wrong.name, "golden_tool": right.name},
+        )
     request = ctx.rng.choice(COST_REQUESTS if kind == "cost" else TIME_REQUESTS)
     i = sample.last_user_index()
     conversation = with_last_user(sample, add_request(sample.conversation[i].content, request))

@@ -27,12 +27,30 @@ def fault_table1(rep: FaultReport) -> Table:
                 _pct(faulty.recovery_rate if faulty else None),
                 _pct(faulty.ufr if faulty else None),
                 _pct(faulty.eia if faulty else None),
+                _pct(faulty.recovery_rate_per_task if faulty else None),
+                _pct(faulty.injection_rate if faulty else None),
                 str(faulty.episodes if faulty else 0),
                 str(faulty.faults if faulty else 0),
             ]
         )
-    head = ["Model", "Task Success Rate", "RASR", "Recovery Rate", "UFR", "EIA", "tasks", "faults"]
-    return Table("faults_table1", f"Table 1: Overall Robustness Performance (δ = {d:g})", head, rows)
+    head = [
+        "Model",
+        "Task Success Rate",
+        "RASR",
+        "Recovery Rate",
+        "UFR",
+        "EIA",
+        "RR per task (ours)",
+        f"injected % of calls (δ = {d:g})",
+        "tasks",
+        "faults",
+    ]
+    limit = "counts" if rep.ufr_counts_step_limit else "does not count"
+    title = (
+        f"Table 1: Overall Robustness Performance (δ = {d:g}; Recovery Rate pooled over faults, (1/N) Σ R_i; "
+        f"UFR = loop, crash or nonsensical output after a fault, hitting the step limit {limit})"
+    )
+    return Table("faults_table1", title, head, rows)
 
 
 def fault_table2(rep: FaultReport) -> Table:
@@ -89,7 +107,7 @@ def fault_table6(rep: FaultReport) -> Table:
         share = _pct(n / total if total else None)
         among = _pct(n / unrecovered if unrecovered and mode != "recovered" else None)
         rows.append([name, str(n), share if share == "—" else f"{share}%", among if among == "—" else f"{among}%"])
-    head = ["Failure Mode", "faults", "% of injected faults", "% of unrecovered"]
+    head = ["Failure Mode", "faults", "% of injected faults", "% of unrecovered"]  # "Other": no Table 6 mode fits
     return Table("faults_table6", f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents)", head, rows)
 
 

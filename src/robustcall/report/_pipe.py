@@ -7,7 +7,15 @@ from statistics import fmean
 
 from robustcall.core import Trajectory
 from robustcall.interface import episode_counts
-from robustcall.metrics._pipe import ALPHAS, interface_reliance, naive_interface_reliance, pipe_delta
+from robustcall.metrics._pipe import (
+    ALPHAS,
+    COMBINE_LABELS,
+    Combine,
+    combined_interface_reliance,
+    interface_reliance,
+    naive_interface_reliance,
+    pipe_delta,
+)
 from robustcall.report._table import Table
 
 
@@ -27,7 +35,20 @@ def _f(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def pipe_tables(trajs: list[Trajectory]) -> list[Table]:
+COMBINE_TITLES: dict[Combine, str] = {"eq3": "eq. 3", "counts": "§6 averaged counts"}
+
+
+def _order_counts(dual: list[Trajectory], order: int) -> dict[str, tuple[int, int]]:
+    out = {}
+    for t in dual:
+        if t.config.get("order") == order:
+            c = episode_counts(t)
+            out[t.task_id] = (c.n_ori, c.n_syn)
+    return out
+
+
+def pipe_tables(trajs: list[Trajectory], combine: Combine = "eq3") -> list[Table]:
+    """The success, legacy-call and IR tables; ``combine``: how IR joins the two dual orders."""
     groups = _by(trajs)
     pairs = sorted({(m, e) for m, e, _ in groups})
     success, legacy, reliance = [], [], []
@@ -42,13 +63,12 @@ def pipe_tables(trajs: list[Trajectory]) -> list[Table]:
                 legacy.append([model, env, lv, str(len(eps)), f"{fmean(calls):.2f}", str(sum(c > 0 for c in calls))])
         dual = groups.get((model, env, "dual"), [])
         if dual:
-            orders = {o: [episode_counts(t) for t in dual if t.config.get("order") == o] for o in (1, 2)}
-            c1 = [(c.n_ori, c.n_syn) for c in orders[1]]
-            c2 = [(c.n_ori, c.n_syn) for c in orders[2]]
-            both = c1 + c2
-            row = [model, env, str(len(c1)), str(len(c2))]
+            o1, o2 = _order_counts(dual, 1), _order_counts(dual, 2)
+            both = list(o1.values()) + list(o2.values())
+            row = [model, env, str(len(o1)), str(len(o2))]
             for a in ALPHAS:
-                ir = interface_reliance(c1, c2, a) if c1 and c2 else interface_reliance(both, None, a)
+                one = interface_reliance(both, None, a) if not (o1 and o2) else None
+                ir = one if one is not None else combined_interface_reliance(o1, o2, a, combine)
                 row.append(f"{ir:.2f}")
             row.append(f"{naive_interface_reliance(both, 1.0):.2f}")
             reliance.append(row)
@@ -61,16 +81,21 @@ def pipe_tables(trajs: list[Trajectory]) -> list[Table]:
         ),
         Table(
             "pipe_legacy",
-            "Legacy calls per episode under strict perturbation (Table 9)",
+            "Legacy calls per episode under strict perturbation (Table 9: deprecated or hallucinated)",
             ["Model", "Env", "Level", "Episodes", "Legacy calls / episode", "Episodes with any"],
             legacy,
+            [
+                "A legacy call names an original action the perturbed interface hides (deprecated) or no action "
+                "of the environment at all (hallucinated)."
+            ],
         ),
         Table(
             "pipe_ir",
-            "Interface Reliance, counterbalanced dual interface (eq. 3; > 1 prefers original names)",
+            f"Interface Reliance, counterbalanced dual interface ({COMBINE_TITLES[combine]}; "
+            "> 1 prefers original names)",
             ["Model", "Env", "Order-1 eps", "Order-2 eps", *(f"IR α={a:g}" for a in ALPHAS), "naive IR α=1"],
             reliance,
-            ["IR = exp((IRLOG_1 + IRLOG_2) / 2), IRLOG = mean over episodes of log((n_ori + α) / (n_syn + α))."],
+            [f"Orders combined by {COMBINE_LABELS[combine]}. With one order only: eq. 1 over its episodes."],
         ),
     ]
 
@@ -82,11 +107,8 @@ def curve_rows(
     rows = []
     for name, trajs in points:
         by_level = {lv: [t for t in trajs if t.config["level"] == lv] for lv in ("origin", "synonym", "symbol", "dual")}
-        orders = [
-            [(c.n_ori, c.n_syn) for c in (episode_counts(t) for t in by_level["dual"] if t.config.get("order") == o)]
-            for o in (1, 2)
-        ]
-        ir = interface_reliance(orders[0], orders[1], 1.0) if orders[0] and orders[1] else None
+        o1, o2 = _order_counts(by_level["dual"], 1), _order_counts(by_level["dual"], 2)
+        ir = combined_interface_reliance(o1, o2, 1.0, "eq3") if o1 and o2 else None
         rows.append((name, _rate(by_level["origin"]), _rate(by_level["synonym"]), _rate(by_level["symbol"]), ir))
     return rows
 

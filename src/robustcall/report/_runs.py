@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import Verdict, read_jsonl
-from robustcall.metrics import Robustness, error_mode_shares, robustness
+from robustcall.metrics import Resampling, Robustness, error_mode_shares, robustness
 from robustcall.run import RUN_META, SCORES, score_run
 
 
@@ -34,7 +34,9 @@ def run_name(path: Path) -> str:
     return path.name
 
 
-def load_run(path: Path, *, resamples: int, seed: int, name: str | None = None) -> RunResult:
+def load_run(
+    path: Path, *, resamples: int, seed: int, name: str | None = None, resampling: Resampling = "per-sample"
+) -> RunResult:
     """Read a run's verdicts (scoring its predictions first when ``scores.jsonl`` is missing)."""
     scores = path / SCORES
     verdicts = read_jsonl(scores, Verdict) if scores.is_file() else score_run(path, resamples=0, seed=seed)[0]
@@ -42,7 +44,7 @@ def load_run(path: Path, *, resamples: int, seed: int, name: str | None = None) 
         name=name or run_name(path),
         path=path,
         verdicts=verdicts,
-        stats=robustness(verdicts, resamples=resamples, seed=seed),
+        stats=robustness(verdicts, resamples=resamples, seed=seed, resampling=resampling),
         error_modes=error_mode_shares(verdicts),
     )
 

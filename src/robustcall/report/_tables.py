@@ -20,6 +20,19 @@ def fmt(e: Estimate, *, signed: bool = False, negate: bool = False) -> str:
     return f"{text} ± {e.ci95:.3f}" if e.ci95 is not None else text
 
 
+def interval_note(runs: list[RunResult]) -> str:
+    """What the ± of a table shows: B and how it was resampled."""
+    b = runs[0].stats.resamples if runs else 0
+    if runs and runs[0].stats.resampling == "clustered":
+        how = (
+            "clustered: source samples resampled, a clean sample and everything built from it together, "
+            "so differences from Clean are paired"
+        )
+    else:
+        how = "per-sample: the records of each group resampled on their own, as the paper does"
+    return f"± = half-width of the 95% percentile-bootstrap interval (B = {b:,}; {how})."
+
+
 def significance(runs: list[RunResult], baseline: str | None) -> dict[str, dict[str, Significance]]:
     """Run name -> statistic -> paired comparison against the baseline run (empty without one)."""
     if baseline is None:
@@ -53,15 +66,14 @@ def table2(runs: list[RunResult], baseline: str | None = None) -> Table:
             + [cell(r.stats.delta[c], f"delta:{c}") for c in DELTA_HEADERS]
             + [fmt(r.stats.retention)]
         )
-    b = runs[0].stats.resamples if runs else 0
     notes = [
-        "Mean ± half-width of the 95% percentile-bootstrap interval over source samples "
-        f"(B = {b:,}; clean and perturbed samples of one source resampled together). "
-        "Δ_X = Clean − mean accuracy of X's perturbation types; retention = 1 − mean(Δ_Obs, Δ_Act, Δ_Rew) / Clean."
+        interval_note(runs) + " Δ_X = Clean − accuracy over the pooled records of X's perturbation types "
+        "(as Table 2 computes it); retention = 1 − mean(Δ_Obs, Δ_Act, Δ_Rew) / Clean."
     ]
     if baseline is not None:
         notes.append(
-            f"Superscripts: paired-bootstrap significance against {baseline} (* p < 0.05, ** p < 0.01, *** p < 0.001)."
+            f"Superscripts: paired-bootstrap significance against {baseline} (source samples of both runs "
+            "resampled together; * p < 0.05, ** p < 0.01, *** p < 0.001)."
         )
     header = ["Model", "Clean ↑", "Pert. Acc. ↑", *DELTA_HEADERS.values(), "Retention ↑"]
     return Table("table2", "Main results: accuracy and robustness gaps per POMDP component", header, rows, notes)
@@ -83,7 +95,8 @@ def per_type_tables(runs: list[RunResult]) -> list[Table]:
                 row.append(f"{fmt(acc)} ({fmt(drop, signed=True, negate=True)})" if acc and drop else "—")
             rows.append(row)
         notes = [
-            "Accuracy on the perturbation ± 95% half-width; in parentheses its difference from the model's own Clean."
+            "Accuracy on the perturbation; in parentheses its difference from the model's own Clean. "
+            + interval_note(runs)
         ]
         tables.append(
             Table(

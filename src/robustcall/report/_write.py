@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from robustcall.metrics import DEFAULT_RESAMPLES, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._runs import RunResult, load_run, unique_names
 from robustcall.report._table import Table
@@ -33,9 +34,12 @@ class ReportFiles:
     summary: Path
 
 
-def load_runs(paths: list[Path], *, resamples: int, seed: int) -> list[RunResult]:
+def load_runs(
+    paths: list[Path], *, resamples: int, seed: int, resampling: Resampling = "per-sample"
+) -> list[RunResult]:
     return [
-        load_run(p, resamples=resamples, seed=seed, name=n) for p, n in zip(paths, unique_names(paths), strict=True)
+        load_run(p, resamples=resamples, seed=seed, name=n, resampling=resampling)
+        for p, n in zip(paths, unique_names(paths), strict=True)
     ]
 
 
@@ -75,11 +79,13 @@ def write_report(
     *,
     baseline: str | None = None,
     sizes_file: Path | None = None,
-    resamples: int = 10_000,
+    resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    resampling: Resampling = "per-sample",
 ) -> ReportFiles:
-    """Score (if needed), compare and render the runs into ``out``."""
-    runs = load_runs(paths, resamples=resamples, seed=seed)
+    """Score (if needed), compare and render the runs into ``out`` (half-widths resampled as
+    ``resampling`` says; significance is always paired by source sample)."""
+    runs = load_runs(paths, resamples=resamples, seed=seed, resampling=resampling)
     sizes = load_sizes(sizes_file) if sizes_file else {}
     tables = all_tables(runs, baseline)
     figures = _figures(runs, sizes)

@@ -8,10 +8,12 @@ pass 1 is scored.
 
 from __future__ import annotations
 
-from robustcall.core import Message, Prediction, Sample, ToolCall, type_info
+import asyncio
+
+from robustcall.core import ErrorKind, Message, Prediction, Sample, ToolCall, type_info
 from robustcall.faults import transition_injector
-from robustcall.formats import OutputFormat, parse_tool_calls, render_messages, sample_format
-from robustcall.models import ChatModel, ModelRequest, ModelResponse
+from robustcall.formats import OutputFormat, calls_refusal, parse_tool_calls, render_messages, sample_format
+from robustcall.models import ChatModel, Mode, ModelRequest, ModelResponse, unwire_calls
 
 output_format = sample_format
 """The output format the sample's source benchmark expects (Table 3)."""
@@ -32,11 +34,44 @@ def observation_turn(fmt: OutputFormat, call: ToolCall, text: str) -> Message:
     return Message(role="user", content=body)
 
 
-def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample) -> list[ToolCall]:
-    """Structured calls when the backend gave them, else calls parsed from the text."""
+def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt") -> list[ToolCall]:
+    """Structured calls when the backend gave them, else calls parsed from the text; in ``fc`` mode
+    (text a server refused and quoted) the tools' wire aliases are read back as their names."""
+    return read_calls(response, fmt, sample, mode)[0]
+
+
+def read_calls(
+    response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt"
+) -> tuple[list[ToolCall], str | None]:
+    """:func:`calls_of`, and why none could be read when the text or the structured arguments are
+    past the parser's bounds or unreadable (a model-format error: scored as no call)."""
     if response.tool_calls is not None:
-        return list(response.tool_calls)
-    return parse_tool_calls(response.text, fmt, sample.tools).calls
+        why = calls_refusal([c.arguments for c in response.tool_calls])
+        return ([], why) if why is not None else (list(response.tool_calls), None)
+    got = parse_tool_calls(response.text, fmt, sample.tools)
+    calls = got.calls
+    return (unwire_calls(calls, sample.tools) if mode == "fc" and calls else calls), got.refused
+
+
+async def read_calls_async(
+    response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt"
+) -> tuple[list[ToolCall], str | None]:
+    """:func:`read_calls`; a long text is parsed in a worker thread so that the event loop (the
+    other requests of the run) keeps going meanwhile."""
+    if response.tool_calls is None and len(response.text) > OFF_LOOP_CHARS:
+        return await asyncio.to_thread(read_calls, response, fmt, sample, mode)
+    return read_calls(response, fmt, sample, mode)
+
+
+OFF_LOOP_CHARS = 20_000
+"""Texts longer than this are parsed off the event loop (a typical answer is well under 2,000)."""
+
+
+def _unreadable(error: str | None, kind: ErrorKind | None, why: str | None) -> tuple[str | None, ErrorKind | None]:
+    """The record's error fields once the parser's refusal ``why`` (if any) is added."""
+    if why is None:
+        return error, kind
+    return (f"{error}; {why}" if error else why), "model_format"
 
 
 def _failed(response: ModelResponse) -> Prediction:
@@ -55,22 +90,23 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
     first = await model.complete(ModelRequest(messages=messages, tools=sample.tools, sample=sample))
     if first.error_kind == "infra":
         return _failed(first)
-    calls = calls_of(first, fmt, sample)
+    calls, why = await read_calls_async(first, fmt, sample, model.mode)
+    error, kind = _unreadable(first.error, first.error_kind, why)
     code = sample.perturbation.type
     if type_info(code).component != "transition":
         return Prediction(
             raw_output=first.text,
             tool_calls=calls,
-            error=first.error,
-            error_kind=first.error_kind,
+            error=error,
+            error_kind=kind,
             latency_s=first.latency_s,
         )
     if not calls:
         return Prediction(
             raw_output=first.text,
             tool_calls=[],
-            error=first.error,
-            error_kind=first.error_kind,
+            error=error,
+            error_kind=kind,
             transition_injected=False,
             latency_s=first.latency_s,
         )
@@ -91,11 +127,13 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
     )
     if second.error_kind == "infra":
         return _failed(second)
+    calls2, why2 = await read_calls_async(second, fmt, sample, model.mode)
+    error2, kind2 = _unreadable(second.error, second.error_kind, why2)
     return Prediction(
         raw_output=second.text,
-        tool_calls=calls_of(second, fmt, sample),
-        error=second.error,
-        error_kind=second.error_kind,
+        tool_calls=calls2,
+        error=error2,
+        error_kind=kind2,
         transition_injected=True,
         pass1_raw_output=first.text,
         pass1_tool_calls=calls,

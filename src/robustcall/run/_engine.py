@@ -26,6 +26,7 @@ from robustcall.core import (
     read_checkpoint,
     write_jsonl,
 )
+from robustcall.formats import MAX_PARSE_CHARS
 from robustcall.models import ChatModel
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
@@ -73,6 +74,18 @@ def load_done(path: Path) -> tuple[dict[tuple[str, str], PredictionRecord], int]
     if dropped:
         write_jsonl(path, kept.values())
     return kept, dropped
+
+
+def unrecordable(pred: Prediction, exc: Exception) -> Prediction:
+    """The record kept when ``pred`` cannot be written as JSON (a model output no bound caught):
+    the text, truncated, without its calls, as a model-format error (scored as no call)."""
+    why = f"unreadable: the model's output could not be recorded ({type(exc).__name__}: {str(exc)[:200]})"
+    return Prediction(
+        raw_output=pred.raw_output[:MAX_PARSE_CHARS],
+        error=why,
+        error_kind="model_format",
+        latency_s=pred.latency_s,
+    )
 
 
 async def run_items(
@@ -136,7 +149,12 @@ async def run_items(
                     pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
                 if not lines:  # the first record of this loop turn: write the turn's records at its end
                     loop.call_soon(flush)
-                lines.append(prediction_line(item.sample, pred, model.name))
+                try:
+                    line = prediction_line(item.sample, pred, model.name)
+                except Exception as exc:  # e.g. a value pydantic will not serialise: the output is scored
+                    pred = unrecordable(pred, exc)
+                    line = prediction_line(item.sample, pred, model.name)
+                lines.append(line)
                 stats.answered += 1
                 if pred.error_kind == "infra":
                     reason = pred.error or "unknown infrastructure error"

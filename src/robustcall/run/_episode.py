@@ -24,7 +24,7 @@ from __future__ import annotations
 from robustcall.core import EvalConfig, InputError, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
 from robustcall.envs import Env, UserTurns
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
-from robustcall.models import ChatModel, ModelRequest
+from robustcall.models import ChatModel, ModelRequest, unwire_calls
 
 COT_PROMPT = (
     "Before every action, reason step by step about the previous tool output: is it an error, or does it "
@@ -93,7 +93,11 @@ async def run_episode(
         if resp.error_kind == "infra":
             termination, infra = "infra", resp.error or "endpoint failure"
             break
-        calls = list(resp.tool_calls) if resp.tool_calls is not None else parse_tool_calls(resp.text, fmt, tools).calls
+        if resp.tool_calls is not None:
+            calls = list(resp.tool_calls)
+        else:  # fc text a server refused and quoted names the tools by their wire aliases
+            calls = parse_tool_calls(resp.text, fmt, tools).calls
+            calls = unwire_calls(calls, tools) if model.mode == "fc" and calls else calls
         if not calls:
             reply = env.answer(resp.text) if isinstance(env, UserTurns) else None
             turn = reply.observation if reply is not None and not reply.done else ""

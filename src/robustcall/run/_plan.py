@@ -23,8 +23,8 @@ MANIFEST = "manifest.json"
 """What ``robustcall build`` writes last into a benchmark folder (counts, sources, versions)."""
 
 
-def bench_version(bench_dir: Path) -> str:
-    """First 12 hex digits of the sha256 of ``manifest.json``: which build a run answered.
+def bench_digest(bench_dir: Path) -> str:
+    """The sha256 of ``manifest.json``: which build a run answered.
 
     Raises ``MissingInputError`` when the folder is missing or holds no manifest (not a finished
     ``robustcall build`` output)."""
@@ -35,7 +35,7 @@ def bench_version(bench_dir: Path) -> str:
         raise MissingInputError(
             f"{bench_dir} has no {MANIFEST}: not a finished `robustcall build` output (build it again)"
         )
-    return hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
+    return hashlib.sha256(manifest.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.formats import parse_tool_calls
-from robustcall.metrics import Summary, summarize
-from robustcall.models import spec_identity
+from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, summarize
+from robustcall.models import resolve_base_url, unwire_calls
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
 from robustcall.score import score_records
@@ -28,9 +28,10 @@ SUMMARY = "summary.json"
 RUN_META = "run.json"
 
 
-IDENTITY = ("model_name", "mode", "answer_settings", "bench_version")
-"""What decides a run's answers: a resume must agree on all of these. The endpoint, the bench
-folder's path, the types and the limit may change (a changed endpoint is noted in ``endpoints``)."""
+RESUME_IDENTITY = ("model_name", "mode", "answer_settings", "bench_digest", "shard")
+"""What decides a run's answers (and which slice it answers): a resume must agree on all of these.
+The endpoint, the bench folder's path, the types and the limit may change; an endpoint not used
+before is added to ``endpoints`` in ``run.json``."""
 
 
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
@@ -40,25 +41,37 @@ def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
 
 def _identity_of(before: dict[str, Any]) -> dict[str, Any]:
     """The identity fields of a ``run.json``; files written before they existed give what they can."""
-    got = {k: before[k] for k in IDENTITY if k in before}
-    if "model_name" not in got and isinstance(before.get("model"), str):
-        got["model_name"] = spec_identity(before["model"])[0]
+    got = {k: before[k] for k in RESUME_IDENTITY if k in before}
+    spec = before.get("model")
+    if "model_name" not in got and isinstance(spec, str):
+        got["model_name"] = _endpoint_of(spec, before.get("base_url"))[0]
     return got
+
+
+def _endpoint_of(spec: str, base_url: object) -> tuple[str, str | None]:
+    """``(model name, endpoint)`` of a spec as ``run`` records them (no endpoint off openai specs)."""
+    if spec.startswith(("openai/", "openai:")):
+        try:
+            return resolve_base_url(spec, base_url if isinstance(base_url, str) else None)
+        except ValueError:
+            return spec, None
+    return spec, None
 
 
 def _endpoints_of(before: dict[str, Any]) -> list[str]:
     if isinstance(before.get("endpoints"), list):
         return [e for e in before["endpoints"] if isinstance(e, str)]
-    endpoint = spec_identity(before["model"])[1] if isinstance(before.get("model"), str) else None
+    spec = before.get("model")
+    endpoint = _endpoint_of(spec, before.get("base_url"))[1] if isinstance(spec, str) else None
     return [endpoint] if endpoint else []
 
 
 def resume_meta(run_dir: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """``meta`` for a run that goes on in ``run_dir``, checked against the ``run.json`` there.
 
-    A resume must agree on ``IDENTITY`` (else ``ExistingOutputError`` names what differs); an
-    endpoint it was not answered from before is added to ``endpoints`` (oldest first). Without a
-    ``run.json`` there, ``meta`` starts the history."""
+    A resume must agree on ``RESUME_IDENTITY`` (else ``ExistingOutputError`` names what differs);
+    an endpoint the run was not answered from before is added to ``endpoints`` (oldest first).
+    Without a ``run.json`` there, ``meta`` starts the history."""
     endpoint = meta.get("endpoint")
     previous = run_dir / RUN_META
     endpoints: list[str] = []
@@ -68,29 +81,47 @@ def resume_meta(run_dir: Path, meta: dict[str, Any]) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise InputError(f"{previous}: not valid JSON ({exc.msg}); move it away to start afresh") from None
         old = _identity_of(before)
-        changed = [k for k in IDENTITY if k in old and k in meta and old[k] != meta[k]]
+        changed = [k for k in RESUME_IDENTITY if k in old and k in meta and old[k] != meta[k]]
         if changed:
             diff = "; ".join(f"{k}: {old[k]!r} then, {meta[k]!r} now" for k in changed)
             raise ExistingOutputError(
                 f"{run_dir} holds a run with a different {', '.join(changed)} ({diff}): use another --out"
             )
-        endpoints = [e for e in before.get("endpoints", [before.get("endpoint")]) if isinstance(e, str)]
+        endpoints = _endpoints_of(before)
     if isinstance(endpoint, str) and endpoint not in endpoints:
         endpoints.append(endpoint)
     return {**meta, "endpoints": endpoints} if endpoints else dict(meta)
 
 
-def reparse(rec: PredictionRecord) -> PredictionRecord:
-    """The record with its tool calls parsed again from ``raw_output`` (structured fc calls kept)."""
+def run_mode(run_dir: Path) -> str | None:
+    """The ``mode`` a run asked in (``run.json``), ``None`` when it does not say."""
+    try:
+        meta = json.loads((run_dir / RUN_META).read_text())
+    except (OSError, ValueError):
+        return None
+    mode = meta.get("mode") if isinstance(meta, dict) else None
+    return mode if isinstance(mode, str) else None
+
+
+def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
+    """The record with its tool calls parsed again from ``raw_output`` (structured fc calls kept);
+    ``mode="fc"``: the text answered an fc request, so wire aliases are read back as tool names."""
     pred = rec.prediction
     if pred.error_kind == "infra" or (pred.tool_calls and not pred.raw_output):
         return rec
     calls = parse_tool_calls(pred.raw_output, output_format(rec), rec.tools).calls
+    if mode == "fc" and calls:
+        calls = unwire_calls(calls, rec.tools)
     return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": calls})})
 
 
 def score_run(
-    run_dir: Path, *, reparse_text: bool = False, resamples: int = 1000, seed: int = 0
+    run_dir: Path,
+    *,
+    reparse_text: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    resampling: Resampling = "per-sample",
 ) -> tuple[list[Verdict], Summary]:
     """Score every record of a run, write ``scores.jsonl`` and ``summary.json``, return both."""
     path = run_dir / PREDICTIONS
@@ -98,9 +129,10 @@ def score_run(
         raise MissingInputError(f"{path} not found: run `robustcall run --out {run_dir}` first")
     records = read_checkpoint(path, PredictionRecord)
     if reparse_text:
-        records = [reparse(r) for r in records]
+        mode = run_mode(run_dir)
+        records = [reparse(r, mode) for r in records]
     verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
-    summary = summarize(verdicts, resamples=resamples, seed=seed)
+    summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     write_jsonl(run_dir / SCORES, verdicts)
     (run_dir / SUMMARY).write_text(summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary

@@ -3,7 +3,7 @@
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
 from robustcall.score._error_modes import ErrorModes, error_mode
-from robustcall.score._rules import Judgement
+from robustcall.score._rules import MODES, GoldenModeError, Judgement
 from robustcall.score._scorer import (
     SCORERS,
     SampleScorer,
@@ -16,10 +16,12 @@ from robustcall.score._scorer import (
 )
 
 __all__ = [
+    "MODES",
     "PARALLEL_MIN",
     "SCORERS",
     "BfclChecker",
     "ErrorModes",
+    "GoldenModeError",
     "Judgement",
     "SampleScorer",
     "Scored",

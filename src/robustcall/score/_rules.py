@@ -1,10 +1,13 @@
 """Per-source rules for API-Bank, RoTBench, ToolAlpaca, ToolEyes and exact matching (Appendix I).
 
-Golden answers are read with ``source.extra["golden_mode"]``: ``"all"`` (default; every golden call
-is expected) or ``"any"`` (the golden calls are alternatives; the prediction's first call must match
-one). ToolEyes may also name, per golden step, several acceptable tools (any tool of the step's
-library): ``source.extra["acceptable_names"]`` as a list (one list of names per golden step) or a
-``GoldenAnswer.acceptable`` entry ``{"__names__": [...]}``.
+Golden answers are read with ``source.extra["golden_mode"]`` (the loaders' ``GoldenMode``): ``"all"``
+(default; every golden call is expected), ``"any"`` (the golden calls are alternatives; the
+prediction's first call must match one), ``"sequence"`` (ToolAlpaca's ordered steps) or
+``"any_name"`` (ToolEyes: a call to any listed tool name is right, parameters unknown). Each scorer
+says which modes it reads (:data:`MODES`); any other mode is a :class:`GoldenModeError`, never a
+silent fallback to another rule. ToolEyes may also name, per golden step, several acceptable tools
+(any tool of the step's library): ``source.extra["acceptable_names"]`` as a list (one list of names
+per golden step) or a ``GoldenAnswer.acceptable`` entry ``{"__names__": [...]}``.
 """
 
 from __future__ import annotations
@@ -25,9 +28,40 @@ class Judgement:
     detail: str | None = None
 
 
+MODES: dict[str, frozenset[str]] = {
+    "bfcl_ast": frozenset({"all"}),
+    "apibank": frozenset({"all", "any"}),
+    "rotbench": frozenset({"all", "any"}),
+    "toolalpaca": frozenset({"all", "any", "sequence"}),
+    "tooleyes": frozenset({"all", "any", "any_name"}),
+    "exact": frozenset({"all", "sequence"}),
+}
+"""The ``golden_mode`` values each scoring method reads. ``sequence`` under ``toolalpaca`` is read
+as ``all`` (Appendix I: the most lenient rule, extra calls and any order allowed); ``any_name``
+under ``tooleyes`` as ``any`` (the first call must name one of the listed tools)."""
+
+
+class GoldenModeError(ValueError):
+    """A sample whose ``golden_mode`` its scoring method does not read."""
+
+
 def golden_mode(sample: Sample) -> str:
+    """The sample's ``golden_mode`` (default ``all``); :class:`GoldenModeError` when its scoring
+    method does not read that mode."""
     mode = sample.source.extra.get("golden_mode", "all")
-    return mode if mode in ("all", "any") else "all"
+    method = sample.eval_config.method
+    known = MODES.get(method, frozenset({"all"}))
+    if mode not in known:
+        raise GoldenModeError(
+            f"sample {sample.id}: golden_mode {mode!r} is not one the {method} scorer reads "
+            f"({', '.join(sorted(known))})"
+        )
+    return str(mode)
+
+
+def alternatives(sample: Sample) -> bool:
+    """Whether the golden answers are alternatives (one suffices): ``any`` and ``any_name``."""
+    return golden_mode(sample) in ("any", "any_name")
 
 
 def _params_equal(pred: dict[str, Any], gold: dict[str, Any]) -> bool:
@@ -115,12 +149,12 @@ def step_names(sample: Sample) -> list[set[str]]:
 
 def score_tooleyes(sample: Sample, calls: list[ToolCall]) -> Judgement:
     """Action names exact; partial credit on sequences: the fraction of golden steps matched, in
-    order, by the predicted calls (correct iff all are). ``golden_mode="any"``: the first call's name
-    must be one of the golden names."""
+    order, by the predicted calls (correct iff all are). ``golden_mode="any"`` or ``"any_name"`` (the
+    loader's: any tool of the query's library): the first call's name must be one of the golden names."""
     steps = step_names(sample)
     if not steps:
         return Judgement(not calls, 1.0 if not calls else 0.0)
-    if golden_mode(sample) == "any":
+    if alternatives(sample):
         ok = bool(calls) and any(calls[0].name in s for s in steps)
         return Judgement(ok, 1.0 if ok else 0.0, None if ok else "first action is not an acceptable tool")
     j = 0

@@ -17,6 +17,7 @@ from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
     Judgement,
+    alternatives,
     golden_mode,
     score_apibank,
     score_exact,
@@ -30,15 +31,61 @@ Scorer = Callable[[Sample, list[ToolCall]], Judgement]
 
 
 def schema_tools(sample: Sample) -> list[ToolSpec]:
-    """The tools whose schemas judge a call: the sample's tools without an inserted same-name
-    distractor. A call to a duplicated name is judged against the ground-truth tool's schema (the
-    golden answer's), never the distractor's, which upstream's first-match lookup would pick
-    whenever the distractor stands first (Dup-WrongP places it anywhere)."""
+    """The tools whose schemas judge a call: each name once, and where several tools share a golden
+    name (the Dup-* same-name decoys, one or several per golden tool), the golden tool itself, never
+    a decoy, which upstream's first-match lookup would pick whenever a decoy stands first (Dup-WrongP
+    places it anywhere; released multi-call records carry several).
+
+    Among the tools of a shared name, the ones the record lists as decoys (``metadata["position"]`` /
+    ``["positions"]``: an index or a list of indices) are set aside, and of the rest the one whose
+    schema fits the golden call best is kept: every golden parameter declared, every required
+    parameter in the golden answer, most golden parameters declared; ties go to the first listed."""
+    groups: dict[str, list[int]] = {}
+    for i, t in enumerate(sample.tools):
+        groups.setdefault(t.name, []).append(i)
+    if all(len(idx) == 1 for idx in groups.values()):
+        return sample.tools
+    decoys = _decoy_positions(sample)
+    gold_keys: dict[str, set[str]] = {}
+    for g in sample.golden_answers:
+        keys = set(g.acceptable) if g.acceptable is not None else set(g.parameters)
+        gold_keys.setdefault(g.name, set()).update(keys)
+    keep: set[int] = set()
+    for name, idx in groups.items():
+        if len(idx) == 1 or name not in gold_keys:
+            keep.add(idx[0])
+            continue
+        listed = [i for i in idx if i not in decoys] or idx
+        keys = gold_keys[name]
+        keep.add(max(listed, key=lambda i: (_fit(sample.tools[i], keys), -i)))
+    return [t for i, t in enumerate(sample.tools) if i in keep]
+
+
+def _fit(tool: ToolSpec, keys: set[str]) -> tuple[bool, bool, int]:
+    props = tool.properties()
+    return keys <= props.keys(), set(tool.required()) <= keys, len(keys & props.keys())
+
+
+def _decoy_positions(sample: Sample) -> set[int]:
     meta = sample.perturbation.metadata
-    pos, name = meta.get("position"), meta.get("distractor")
-    if isinstance(pos, int) and 0 <= pos < len(sample.tools) and sample.tools[pos].name == name:
-        return sample.tools[:pos] + sample.tools[pos + 1 :]
-    return sample.tools
+    out: set[int] = set()
+    for key in ("position", "positions"):
+        got = meta.get(key)
+        for p in got if isinstance(got, list) else [got]:
+            if isinstance(p, int) and not isinstance(p, bool):
+                out.add(p)
+    return out
+
+
+def distractors(sample: Sample) -> list[str]:
+    """The distractor names a Reward perturbation put among the tools (``metadata["distractor"]``, a
+    name or a list of names), whose choice is Appendix L's ``name_bias``."""
+    got = sample.perturbation.metadata.get("distractor")
+    if isinstance(got, str):
+        return [got]
+    if isinstance(got, list):
+        return [str(n) for n in got]
+    return []
 
 
 def score_bfcl(sample: Sample, calls: list[ToolCall]) -> Judgement:
@@ -80,6 +127,7 @@ class SampleScorer:
         self.sample = sample
         self.method = sample.eval_config.method
         self.fmt: OutputFormat = fmt or sample_format(sample)
+        golden_mode(sample)  # a mode this method does not read is an error, never a fallback
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
             self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
@@ -88,8 +136,9 @@ class SampleScorer:
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
         else:
             names = [g.name for g in sample.golden_answers]
-        alternatives = golden_mode(sample) == "any"
-        self._modes = ErrorModes(names, sample.perturbation.mdp_category, alternatives=alternatives)
+        self._modes = ErrorModes(
+            names, sample.perturbation.mdp_category, alternatives=alternatives(sample), distractors=distractors(sample)
+        )
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
         """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:

@@ -10,8 +10,11 @@ so it is ignored). The loss is per token, so this equals the objective exactly w
 have equal completion lengths, and weights examples by length otherwise (as SFT does anyway).
 
 Examples are ``messages`` (TRL conversational format); they are split into ``prompt`` (all turns
-before the last) and ``completion`` (the last, assistant turn), so only ``a_recovery`` (and the
-standard examples' final answers) are trained on.
+before the last) and ``completion`` (the last, assistant turn), and the trainer runs with
+``completion_only_loss=True``, so only ``a_recovery`` (and the standard examples' final answers) are
+trained on. ``assistant_only_loss=True`` would be wrong here: it trains every assistant turn of the
+transcript, including the agent's own faulted call a_t and everything before it (and TRL 1.16 needs a
+chat template with ``{% generation %}`` markers for it).
 """
 
 from __future__ import annotations
@@ -104,6 +107,12 @@ def mix(
 
 def run_sft(s: SftSettings) -> dict[str, Any]:
     """Write the mix to ``output_dir/sft_mix.parquet`` (veRL / other stacks read it), train, save."""
+    trainer, head = build_sft_trainer(s)
+    return train_and_save(trainer, s.output_dir, head)
+
+
+def build_sft_trainer(s: SftSettings) -> tuple[Any, dict[str, Any]]:
+    """The mix written to ``output_dir``, and the ``SFTTrainer`` over it (loss on the completion only)."""
     import datasets  # type: ignore[import-untyped,unused-ignore]
     from transformers import AutoTokenizer
     from trl.trainer.sft_config import SFTConfig
@@ -144,4 +153,4 @@ def run_sft(s: SftSettings) -> dict[str, Any]:
         model=model, args=config, train_dataset=datasets.Dataset.from_list(rows), processing_class=tokenizer
     )
     head = {"settings": json.loads(s.model_dump_json()), "model_path": model, "mix": counts}
-    return train_and_save(trainer, s.output_dir, head)
+    return trainer, head

@@ -86,13 +86,11 @@ def _groups(summary: Summary) -> list[dict[str, Any]]:
         ci = "" if cell.ci95 is None else f"± {100 * cell.ci95:.1f}"
         return {"name": name, "n": cell.n, "acc": _pct(cell.accuracy), "ci": ci, "drop": _pp(drop), "bold": bold}
 
-    clean = summary.clean.accuracy
     rows = [group("Clean", summary.clean, None, True), group("Pert. Acc.", summary.perturbed, None, True)]
     for comp in COMPONENTS:
         if comp in summary.by_component:
             cell = summary.by_component[comp]
-            drop = clean - cell.accuracy if clean is not None and cell.accuracy is not None else None
-            rows.append(group(comp.capitalize(), cell, drop, True))
+            rows.append(group(comp.capitalize(), cell, summary.component_delta(comp), True))
     for code, cell in summary.by_type.items():
         if code != "clean":
             name = f"{TYPES[code].display} ({code})" if code in TYPES else code

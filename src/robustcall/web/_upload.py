@@ -105,4 +105,4 @@ def score_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> ScoredUpl
     """Parse, validate and score an upload with the same scorer as ``robustcall score``."""
     records = parse_upload(data, bench, max_bytes=max_bytes)
     verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
-    return ScoredUpload(records, verdicts, summarize(verdicts, resamples=1000, seed=0), coverage(records, bench))
+    return ScoredUpload(records, verdicts, summarize(verdicts, seed=0), coverage(records, bench))

@@ -1,0 +1,98 @@
+"""Bounds on what the parser reads: model text is hostile input (docs/formats.md, "Bounds").
+
+A text longer than :data:`MAX_PARSE_CHARS` characters, or with brackets nested deeper than
+:data:`MAX_NESTING` levels, is not parsed: it yields no calls and a reason, and the record is a
+model-format error (scored: a wrong answer), never an infrastructure error. The same depth bound
+applies to structured (fc-mode) call arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_PARSE_CHARS = 100_000
+"""Longest model text parsed for calls (about 25,000 tokens; Table 15 allows 1,024 output tokens).
+Parsing is linear, about 5 µs per character at worst on the 2-core test machine."""
+MAX_NESTING = 100
+"""Deepest bracket nesting parsed, in text and in structured arguments (BFCL's deepest golden answer
+nests 4 levels; pydantic refuses to serialise past 255, which would stop the record writer)."""
+MAX_INT_DIGITS = 4_300
+"""Python's own limit on int <-> str conversion; longer integer literals are unreadable."""
+
+READ_ERRORS: tuple[type[BaseException], ...] = (ValueError, OverflowError, RecursionError, MemoryError, TypeError)
+"""What reading model text may raise (a 5,000-digit integer is a ValueError, ``10**400 / 1`` an
+OverflowError): caught at the parser's entry and turned into an unreadable answer."""
+
+_OPENERS = "([{"
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def refusal(text: str) -> str | None:
+    """Why ``text`` is not parsed (too long, nested too deeply), or ``None`` when it is read."""
+    if len(text) > MAX_PARSE_CHARS:
+        return f"unreadable: the answer is {len(text):,} characters; the parser reads at most {MAX_PARSE_CHARS:,}"
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+        return None  # cannot nest deeper than it has openers (the common case: no scan)
+    depth = text_depth(text)
+    if depth > MAX_NESTING:
+        return f"unreadable: brackets nested {depth} levels deep; the parser reads at most {MAX_NESTING}"
+    return None
+
+
+def text_depth(text: str) -> int:
+    """Deepest bracket nesting of ``text`` outside quoted strings (a string ends at its quote or at
+    the end of its line, as :func:`robustcall.formats._scan.balanced` reads them)."""
+    depth = best = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in _OPENERS:
+            depth += 1
+            best = max(best, depth)
+        elif c in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif c == '"' or c == "'":
+            j = i + 1
+            while j < n:
+                d = text[j]
+                if d == "\\":
+                    j += 2
+                    continue
+                if d == c:
+                    j += 1
+                    break
+                if d == "\n":
+                    break
+                j += 1
+            i = j
+            continue
+        i += 1
+    return best
+
+
+def value_depth(value: Any, limit: int = MAX_NESTING) -> int:
+    """Nesting depth of a JSON-like value (lists and dicts), counted without recursion; stops
+    counting once past ``limit``."""
+    best = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list | tuple):
+            d += 1
+            if d > best:
+                best = d
+                if best > limit:
+                    return best
+            stack.extend((x, d) for x in v)
+    return best
+
+
+def calls_refusal(arguments: list[dict[str, Any]]) -> str | None:
+    """Why structured call arguments are not taken (nested too deeply), or ``None``."""
+    for args in arguments:
+        depth = value_depth(args)
+        if depth > MAX_NESTING:
+            return f"unreadable: tool-call arguments nested more than {MAX_NESTING} levels deep"
+    return None
