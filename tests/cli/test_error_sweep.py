@@ -65,9 +65,10 @@ def _wrong_invocations(path: tuple[str, ...], cmd: Any, files: dict[str, Path]) 
         malformed = _required_args(cmd, str(files["malformed"]), output=str(files["fresh"]))
         if any(p.name not in OUTPUTS for p in required):
             cases.append([*base, *malformed])
+        fresh_out = [_opt(names["out"]), str(files["fresh"])] if "out" in names and not names["out"].required else []
         for spec_opt in ("model", "generator", "scorer"):
             if spec_opt in names and names[spec_opt].required is False:
-                cases.append([*base, *malformed, _opt(names[spec_opt]), "openai/gpt-4o"])
+                cases.append([*base, *malformed, *fresh_out, _opt(names[spec_opt]), "openai:gpt-4o"])
     for numeric in ("limit", "concurrency", "port", "n", "jobs"):
         if numeric in names:
             req = _required_args(cmd, str(files["missing"]), output=str(files["fresh"]))

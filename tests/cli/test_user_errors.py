@@ -59,7 +59,7 @@ def _refused(args: list[str], *, code: int | None = None, says: str = "") -> str
 
 def test_bad_model_spec_is_one_line(bench: Path, tmp_path: Path) -> None:
     out = _refused(
-        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", "openai/gpt-4o/x@"],
+        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", "openai:gpt-4o"],
         code=1,
         says="bad model spec",
     )

@@ -21,8 +21,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-"""Request body -> response body of one chat completion."""
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | web.Response]]
+"""Request body -> response body of one chat completion (or a whole response, e.g. an HTTP 400)."""
 
 
 def completion(text: str, logprob: float | None = None) -> dict[str, Any]:
@@ -42,7 +42,8 @@ def serve_chat(handler: Handler) -> Iterator[str]:
     runner_box: list[web.AppRunner] = []
 
     async def chat(request: web.Request) -> web.Response:
-        return web.json_response(await handler(await request.json()))
+        got = await handler(await request.json())
+        return got if isinstance(got, web.Response) else web.json_response(got)
 
     async def start() -> None:
         app = web.Application()
