@@ -21,8 +21,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | web.Response]]
-"""Request body -> response body of one chat completion (or a whole response, e.g. an HTTP 400)."""
+Reply = dict[str, Any] | tuple[int, dict[str, Any], dict[str, str]]
+Handler = Callable[[dict[str, Any]], Awaitable[Reply]]
+"""Request body -> response body of one chat completion, or (HTTP status, body, headers)."""
 
 
 def completion(text: str, logprob: float | None = None) -> dict[str, Any]:
@@ -42,8 +43,11 @@ def serve_chat(handler: Handler) -> Iterator[str]:
     runner_box: list[web.AppRunner] = []
 
     async def chat(request: web.Request) -> web.Response:
-        got = await handler(await request.json())
-        return got if isinstance(got, web.Response) else web.json_response(got)
+        reply = await handler(await request.json())
+        if isinstance(reply, tuple):
+            status, body, headers = reply
+            return web.json_response(body, status=status, headers=headers)
+        return web.json_response(reply)
 
     async def start() -> None:
         app = web.Application()

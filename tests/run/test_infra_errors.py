@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
-from mock_openai import completion, serve_chat
+from mock_openai import Reply, completion, serve_chat
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
@@ -61,10 +60,10 @@ def _run(bench: Path, out: Path, url: str, *extra: str) -> Any:
 
 
 def _refusing(messages: list[str], seen: list[dict[str, Any]]) -> Any:
-    async def handler(body: dict[str, Any]) -> web.Response:
+    async def handler(body: dict[str, Any]) -> Reply:
         seen.append(body)
         message = messages[(len(seen) - 1) % len(messages)]
-        return web.json_response({"error": {"message": message, "type": "BadRequestError"}}, status=400)
+        return 400, {"error": {"message": message, "type": "BadRequestError"}}, {}
 
     return handler
 

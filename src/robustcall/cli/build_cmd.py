@@ -11,6 +11,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from robustcall.cli._rewriter import (
+    LLMBaseUrlOpt,
+    LLMModelOpt,
+    LLMSettingsOpt,
+    RewriterOpt,
+    close,
+    make_rewriter,
+    model_errors,
+)
+
 console = Console(stderr=True)
 
 
@@ -38,24 +48,15 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--per-source", help="Clean samples per source, e.g. bfcl=32,apibank=74.")
         ] = None,
         seed: Annotated[int, typer.Option("--seed")] = 0,
-        rewriter: Annotated[str, typer.Option("--rewriter", help="offline (no model) or llm.")] = "offline",
-        llm_model: Annotated[str | None, typer.Option("--llm-model", help="Model name for --rewriter llm.")] = None,
-        llm_base_url: Annotated[
-            str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-        ] = None,
+        rewriter: RewriterOpt = "offline",
+        llm_model: LLMModelOpt = None,
+        llm_base_url: LLMBaseUrlOpt = None,
+        llm_settings: LLMSettingsOpt = None,
     ) -> None:
         """Build RobustBench-TC: clean samples plus the 16 static perturbation types."""
-        from robustcall.perturb import LLMRewriter, OfflineRewriter, Rewriter, build_benchmark
+        from robustcall.perturb import build_benchmark
 
-        chosen: Rewriter
-        if rewriter == "offline":
-            chosen = OfflineRewriter()
-        elif rewriter == "llm":
-            if not (llm_model and llm_base_url):
-                raise typer.BadParameter("--rewriter llm needs --llm-model and --llm-base-url")
-            chosen = LLMRewriter(llm_model, llm_base_url)
-        else:
-            raise typer.BadParameter(f"--rewriter must be offline or llm, got {rewriter!r}")
+        chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
         names = [s.strip() for s in sources.split(",") if s.strip()]
         t0 = time.perf_counter()
         with Progress(
@@ -67,9 +68,19 @@ def register(app: typer.Typer) -> None:
             def tick(_: str, done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            manifest = build_benchmark(
-                names, data_dir, seed, out, per_source=_per_source(per_source), rewriter=chosen, on_progress=tick
-            )
+            try:
+                with model_errors():
+                    manifest = build_benchmark(
+                        names,
+                        data_dir,
+                        seed,
+                        out,
+                        per_source=_per_source(per_source),
+                        rewriter=chosen,
+                        on_progress=tick,
+                    )
+            finally:
+                close(chosen)
         table = Table(title=f"{out} ({time.perf_counter() - t0:.1f} s)")
         table.add_column("type")
         for name in names:
@@ -84,9 +95,22 @@ def register_audit(app: typer.Typer) -> None:
     @app.command("audit")
     def audit_cmd(
         bench: Annotated[Path, typer.Argument(help="A benchmark directory written by `robustcall build`.")],
-        judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")] = None,
+        judge_model: Annotated[
+            str | None,
+            typer.Option(
+                "--judge-model", help="Judge model spec (openai:<model>@<url>, local), or a name with --judge-base-url."
+            ),
+        ] = None,
         judge_base_url: Annotated[
-            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of the judge.")
+            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL for a bare judge name.")
+        ] = None,
+        judge_settings: Annotated[
+            Path | None,
+            typer.Option(
+                "--judge-settings",
+                help="Settings file of the judge model; temperature: null sends none (the paper's judge ran at "
+                "its default sampling).",
+            ),
         ] = None,
         n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
@@ -95,18 +119,26 @@ def register_audit(app: typer.Typer) -> None:
         """Check generated perturbations automatically and, with a judge, score them 1-5 (Appendix H)."""
         import json
 
-        from robustcall.perturb import LLMRewriter
+        from robustcall.models import SettingsError, TextModel
+        from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
         from robustcall.run import bench_digest
 
         bench_digest(bench)  # a finished build, not any folder
-        judge = None
-        if judge_model and judge_base_url:
-            client = LLMRewriter(judge_model, judge_base_url)
-            judge = lambda prompt: client.complete(prompt, 0)  # noqa: E731
-        report = audit(bench, judge=judge, n=n, seed=seed)
+        client = None
+        if judge_model:
+            try:
+                client = TextModel(model_specs([judge_model], judge_base_url)[0], settings_file=judge_settings)
+            except (ValueError, SettingsError) as exc:
+                raise typer.BadParameter(str(exc)) from None
+        try:
+            with model_errors():
+                report = audit(bench, judge=client.complete if client else None, n=n, seed=seed)
+        finally:
+            if client is not None:
+                client.close()
         table = Table(title=f"audit of {bench}")
-        for col in ("type", "samples", "check failures", "n", "mean", "median", "std", "≤2"):
+        for col in ("type", "samples", "check failures", "n", "unparseable", "mean", "median", "std", "≤2"):
             table.add_column(col, justify="left" if col == "type" else "right")
 
         def fmt(v: object) -> str:
@@ -115,7 +147,7 @@ def register_audit(app: typer.Typer) -> None:
         for row in report.values():
             table.add_row(
                 row["display"], str(row["samples"]), str(len(row["check_failures"])),
-                *(fmt(row.get(k)) for k in ("n", "mean", "median", "std", "frac_le_2")),
+                *(fmt(row.get(k)) for k in ("n", "unparseable", "mean", "median", "std", "frac_le_2")),
             )  # fmt: skip
         Console().print(table)
         if json_out is not None:

@@ -53,7 +53,8 @@ def train_data(
 
     if "bfcl" in (source or []):
         raise fail("bfcl is the benchmark's source: train on data that does not overlap it (apibank, toolalpaca, ...)")
-    picked = load_samples(source or [], data_dir, samples or [], relevant_only=True, limit=limit, seed=seed)
+    # no-call (irrelevance) samples are kept: the paper's RM data has 10K of them (xlam-irrelevance)
+    picked = load_samples(source or [], data_dir, samples or [], relevant_only=False, limit=limit, seed=seed)
     if not picked:
         raise fail("no samples: name --source or --samples")
     hidden = [obfuscate(s, seed) for s in picked]
@@ -76,7 +77,9 @@ def train_data(
                 await m.aclose()
 
     pool = asyncio.run(draw()) if models else {}
-    pairs = assemble(hidden, pool, seed=seed, size=len(hidden) if top_up else None, top_up=top_up, stats=stats)
+    pairs = assemble(
+        hidden, pool, seed=seed, size=len(hidden) if top_up else None, top_up=top_up, stats=stats, irrelevance=True
+    )
     pairs = [shuffle_tool_keys(p, seed) for p in pairs]
     write_jsonl(out, pairs)
     typer.echo(type_table(pairs))
@@ -135,7 +138,7 @@ def best_of_n(
     source: SourceOpt = None,
     samples: SamplesOpt = None,
     data_dir: DataDirOpt = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="Draws per sample.")] = 4,
+    n: Annotated[int, typer.Option("--n", min=1, help="Draws per sample (the paper's n = 32).")] = 32,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Length cap of every draw.")] = 256,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
     limit: LimitOpt = None,

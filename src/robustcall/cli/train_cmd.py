@@ -7,6 +7,16 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._rewriter import (
+    LLMBaseUrlOpt,
+    LLMModelOpt,
+    LLMSettingsOpt,
+    RewriterOpt,
+    close,
+    make_rewriter,
+    model_errors,
+)
+
 train = typer.Typer(
     help="Training data and recipes: ToolRL-DR data, GRPO (TRL), recovery SFT (TRL).", no_args_is_help=True
 )
@@ -26,6 +36,10 @@ def dr_data(
     seed: SeedOpt = 0,
     clean_fraction: Annotated[float, typer.Option("--clean-fraction", help="DR-Mixed: share kept clean.")] = 0.5,
     fmt: Annotated[str, typer.Option("--format", help="parquet (veRL / ToolRL layout), jsonl, or hf.")] = "parquet",
+    rewriter: RewriterOpt = "offline",
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMBaseUrlOpt = None,
+    llm_settings: LLMSettingsOpt = None,
 ) -> None:
     """ToolRL-DR data (§5): every row perturbed (DR-Full) and about half perturbed (DR-Mixed),
     uniformly over the 16 static types."""
@@ -34,10 +48,14 @@ def dr_data(
     suffix = {"parquet": ".parquet", "jsonl": ".jsonl", "hf": ""}.get(fmt)
     if suffix is None:
         raise typer.BadParameter(f"--format must be parquet, jsonl or hf, got {fmt!r}")
+    chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
     try:
-        manifest = build_dr_data(inputs, out, seed, clean_fraction=clean_fraction, suffix=suffix)
+        with model_errors():
+            manifest = build_dr_data(inputs, out, seed, clean_fraction=clean_fraction, suffix=suffix, rewriter=chosen)
     except (ValueError, OSError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    finally:
+        close(chosen)
     for name, info in manifest["inputs"].items():
         skipped = sum(len(v) for v in info["skipped"].values())
         typer.echo(f"{name}: {info['read']} of {info['rows']} rows read ({skipped} skipped, see manifest)")
@@ -54,63 +72,99 @@ def dr_data(
 def grpo(
     train_data: Annotated[Path, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")],
     output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
+    recipe: Annotated[
+        str,
+        typer.Option(
+            "--recipe",
+            help="Whose hyperparameters fill the options not given: toolrl-dr (ToolRL-DR paper, Table 16) or "
+            "toolrm (ToolRM paper, Table 9: batch 512, mini-batch 128, 15 epochs, reward R_format + R_ToolRM).",
+        ),
+    ] = "toolrl-dr",
     model: ModelOpt = "Qwen/Qwen2.5-3B-Instruct",
     eval_data: Annotated[Path | None, typer.Option("--eval", help="Validation rows.")] = None,
     reward: Annotated[
         list[str] | None,
-        typer.Option("--reward", help="Reward by name, repeatable: toolrl_format, toolrl_correctness, schema, toolrm."),
+        typer.Option(
+            "--reward",
+            help="Reward by name, repeatable: toolrl_format, toolrl_correctness, schema, toolrm "
+            "(default: the recipe's).",
+        ),
     ] = None,
     toolrm_scorer: Annotated[
         str | None, typer.Option("--toolrm-scorer", help="Scorer spec for --reward toolrm.")
     ] = None,
-    num_generations: Annotated[int, typer.Option("--num-generations", min=1, help="Group size K.")] = 4,
-    learning_rate: Annotated[float, typer.Option("--lr")] = 1e-6,
-    max_prompt_length: Annotated[int, typer.Option("--max-prompt-length", min=1)] = 2048,
-    max_completion_length: Annotated[int, typer.Option("--max-completion-length", min=1)] = 1024,
-    epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
-    train_batch_size: Annotated[int, typer.Option("--train-batch-size", min=1, help="Prompts per rollout batch.")] = 64,
-    mini_batch_size: Annotated[int, typer.Option("--mini-batch-size", min=1, help="Prompts per optimizer step.")] = 32,
+    num_generations: Annotated[int | None, typer.Option("--num-generations", min=1, help="Group size K.")] = None,
+    learning_rate: Annotated[float | None, typer.Option("--lr")] = None,
+    max_prompt_length: Annotated[int | None, typer.Option("--max-prompt-length", min=1)] = None,
+    max_completion_length: Annotated[int | None, typer.Option("--max-completion-length", min=1)] = None,
+    epochs: Annotated[float | None, typer.Option("--epochs")] = None,
+    train_batch_size: Annotated[
+        int | None, typer.Option("--train-batch-size", min=1, help="Prompts per rollout batch.")
+    ] = None,
+    mini_batch_size: Annotated[
+        int | None, typer.Option("--mini-batch-size", min=1, help="Prompts per optimizer step.")
+    ] = None,
     micro_batch_size: Annotated[
-        int, typer.Option("--micro-batch-size", min=1, help="Completions per device per forward pass.")
-    ] = 16,
+        int | None, typer.Option("--micro-batch-size", min=1, help="Completions per device per forward pass.")
+    ] = None,
     beta: Annotated[float, typer.Option("--beta", help="KL coefficient.")] = 0.001,
-    save_steps: Annotated[int, typer.Option("--save-steps", min=1)] = 5,
-    eval_steps: Annotated[int, typer.Option("--eval-steps", min=1)] = 10,
+    save_steps: Annotated[int | None, typer.Option("--save-steps", min=1)] = None,
+    eval_steps: Annotated[int | None, typer.Option("--eval-steps", min=1)] = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
     vllm: Annotated[
         bool | None, typer.Option("--vllm/--no-vllm", help="vLLM generation (default: when installed and on GPU).")
     ] = None,
     vllm_mode: Annotated[str, typer.Option("--vllm-mode", help="colocate or server (`trl vllm-serve`).")] = "colocate",
     seed: SeedOpt = 0,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the settings the recipe and options resolve to, and exit.")
+    ] = False,
 ) -> None:
-    """GRPO with TRL's GRPOTrainer; defaults are Table 16's ToolRL-DR hyperparameters (2 GPUs)."""
-    from robustcall.train._grpo import GrpoSettings, run_grpo
+    """GRPO with TRL's GRPOTrainer; defaults are the --recipe's hyperparameters (toolrl-dr: Table 16, 2 GPUs)."""
+    import json
 
+    from pydantic import ValidationError
+
+    from robustcall.train._grpo import RECIPES, GrpoSettings, run_grpo
+
+    if recipe not in RECIPES:
+        raise typer.BadParameter(f"--recipe must be one of {', '.join(RECIPES)}, got {recipe!r}")
     if vllm_mode not in ("colocate", "server"):
         raise typer.BadParameter("--vllm-mode must be colocate or server")
-    settings = GrpoSettings(
-        model=model,
-        train=train_data,
-        eval=eval_data,
-        output_dir=output_dir,
-        rewards=reward or ["toolrl_format", "toolrl_correctness"],
-        toolrm_scorer=toolrm_scorer,
-        num_generations=num_generations,
-        learning_rate=learning_rate,
-        max_prompt_length=max_prompt_length,
-        max_completion_length=max_completion_length,
-        num_train_epochs=epochs,
-        train_batch_size=train_batch_size,
-        mini_batch_size=mini_batch_size,
-        micro_batch_size=micro_batch_size,
-        beta=beta,
-        save_steps=save_steps,
-        eval_steps=eval_steps,
-        max_steps=max_steps,
-        use_vllm=vllm,
-        vllm_mode=vllm_mode,
-        seed=seed,
-    )
+    try:
+        settings = GrpoSettings.model_validate(
+            {
+                "recipe": recipe,
+                "model": model,
+                "train": train_data,
+                "eval": eval_data,
+                "output_dir": output_dir,
+                "rewards": reward or None,
+                "toolrm_scorer": toolrm_scorer,
+                "num_generations": num_generations,
+                "learning_rate": learning_rate,
+                "max_prompt_length": max_prompt_length,
+                "max_completion_length": max_completion_length,
+                "num_train_epochs": epochs,
+                "train_batch_size": train_batch_size,
+                "mini_batch_size": mini_batch_size,
+                "micro_batch_size": micro_batch_size,
+                "beta": beta,
+                "save_steps": save_steps,
+                "eval_steps": eval_steps,
+                "max_steps": max_steps,
+                "use_vllm": vllm,
+                "vllm_mode": vllm_mode,
+                "seed": seed,
+            }
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise typer.BadParameter(f"{'.'.join(str(p) for p in first['loc']) or 'settings'}: {first['msg']}") from None
+    typer.echo(f"recipe {settings.recipe}: " + ("ToolRL-DR, Table 16" if recipe == "toolrl-dr" else "ToolRM, Table 9"))
+    if dry_run:
+        typer.echo(json.dumps(json.loads(settings.model_dump_json()), indent=2, sort_keys=True))
+        return
     try:
         summary = run_grpo(settings)
     except ValueError as exc:

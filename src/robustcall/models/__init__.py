@@ -16,10 +16,12 @@ from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings, SettingsError, load_settings
+from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "GIVE_UP_TEXT",
+    "KEEP",
     "OPENAI_DEFAULT_BASE_URL",
     "POLICIES",
     "SPEC_HELP",
@@ -36,11 +38,14 @@ __all__ = [
     "RetryRequest",
     "ScriptedModel",
     "SettingsError",
+    "TextModel",
+    "TextModelError",
     "chat_url",
     "check_spec",
     "json_schema",
     "load_settings",
     "make_model",
+    "openai_endpoint",
     "policy",
     "resolve_base_url",
     "tool_parameters",

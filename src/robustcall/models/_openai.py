@@ -111,12 +111,10 @@ class OpenAIChatModel:
         """The JSON body for ``req`` and the tool-name map used to build it."""
         # fc mode names every tool up front (aliases in tool order); prompt mode sends no tools
         names = NameMap.for_tools(req.tools) if self.mode == "fc" else NameMap()
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": openai_messages(req.messages, names),
-            "temperature": self.settings.temperature,
-            "max_tokens": self.settings.max_tokens,
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": openai_messages(req.messages, names)}
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        body["max_tokens"] = self.settings.max_tokens
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
             if self.settings.tool_choice is not None:

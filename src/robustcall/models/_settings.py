@@ -18,7 +18,9 @@ DEFAULT_CONCURRENCY = 4
 class ModelSettings:
     """Decoding, retries and timeouts for one model. Defaults follow Table 15: temperature 0, 1024 tokens."""
 
-    temperature: float = 0.0
+    temperature: float | None = 0.0
+    """``None`` (``temperature: null`` in a settings file): not sent, the endpoint's default applies
+    (reasoning models such as gpt-5 reject any other value)."""
     max_tokens: int = 1024
     mode: Mode = "prompt"
     timeout_s: float = 120.0
@@ -74,6 +76,8 @@ def _coerce(path: Path, model: str, raw: dict[str, Any]) -> ModelSettings:
             if value is not None and not isinstance(value, bool):
                 raise SettingsError(f"{path}: model {model!r}: parallel_tool_calls must be true or false")
             kwargs[key] = value
+        elif key == "temperature" and value is None:
+            kwargs[key] = None
         elif key == "extra_body":
             if not isinstance(value, dict):
                 raise SettingsError(f"{path}: model {model!r}: extra_body must be a mapping")
@@ -81,7 +85,7 @@ def _coerce(path: Path, model: str, raw: dict[str, Any]) -> ModelSettings:
         else:
             default = getattr(ModelSettings(), key)
             try:
-                kwargs[key] = type(default)(value)
+                kwargs[key] = float(value) if key == "temperature" else type(default)(value)
             except (TypeError, ValueError) as exc:
                 raise SettingsError(f"{path}: model {model!r}: {key}={value!r}: {exc}") from exc
     return ModelSettings(**kwargs)

@@ -1,19 +1,28 @@
-"""The LLM rewriter: the exact Appendix F prompts sent to an OpenAI-compatible endpoint, with a
-persistent on-disk cache keyed by (prompt, model, params) so that rebuilds cost nothing."""
+"""The LLM rewriter: the exact Appendix F prompts sent to a model through ``robustcall.models`` (a
+``make_model`` spec, settings files, the retry loop with ``Retry-After``), one model per family
+of prompts if wanted, and a persistent on-disk cache keyed by (prompt, model, params) so that
+rebuilds cost nothing.
+
+Families (§4.3: the paper used gpt-4o-mini for typos, "more willing to produce lexically-noisy
+text", and gpt-5-mini for everything else): ``typos`` (Typo), ``paraphrases`` (QueryPara,
+ToolPara, ParamPara) and ``tools`` (RedunTool's sibling tools).
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
-import urllib.error
-import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from robustcall.core import ToolSpec, cache_dir, stable_hash
+from robustcall.models import KEEP, TextModel
 from robustcall.perturb._protect import Protection
+
+Family = Literal["typos", "paraphrases", "tools"]
+FAMILIES: tuple[Family, ...] = get_args(Family)
 
 # Appendix F, verbatim; [brackets] are substituted with the sample's fields.
 TYPO_PROMPT = (
@@ -72,54 +81,95 @@ class RewriteCache:
             self._db.execute("INSERT OR REPLACE INTO rewrites VALUES (?, ?)", (key, text))
 
 
+def model_specs(values: list[str], base_url: str | None = None) -> tuple[str, dict[Family, str]]:
+    """``--llm-model`` values (``SPEC`` for every family, ``FAMILY=SPEC`` for one) -> the default spec
+    and the per-family ones. With ``base_url``, a bare model name or ``openai/<name>`` becomes
+    ``openai:<name>@<base_url>``. Raises ``ValueError`` when no default is given or a family is unknown."""
+
+    def spec(text: str) -> str:
+        if not base_url or text == "local" or ":" in text:
+            return text
+        return f"openai:{text.removeprefix('openai/')}@{base_url}"
+
+    default: str | None = None
+    per: dict[Family, str] = {}
+    for value in values:
+        head, sep, rest = value.partition("=")
+        if sep and head in FAMILIES:
+            per[head] = spec(rest)
+        elif sep and head.isidentifier() and ":" not in head:
+            raise ValueError(f"unknown rewriter family {head!r} in {value!r}: expected one of {', '.join(FAMILIES)}")
+        else:
+            default = spec(value)
+    if default is None:
+        if set(per) != set(FAMILIES):
+            raise ValueError("--rewriter llm needs --llm-model SPEC (and FAMILY=SPEC for a family of its own)")
+        default = per["paraphrases"]
+    return default, per
+
+
 class LLMRewriter:
-    """Sends Appendix F prompts to ``base_url``; ``attempt`` > 0 asks again at a higher temperature."""
+    """Sends Appendix F prompts to one model per family (``model`` for all by default); ``attempt``
+    > 0 asks again at a higher temperature (or, with the temperature left to the endpoint, simply
+    again: the attempt is part of the cache key)."""
 
     name = "llm"
 
     def __init__(
         self,
         model: str,
-        base_url: str,
         *,
-        temperature: float = 0.0,
-        timeout_s: float = 120.0,
+        family_models: Mapping[Family, str] | None = None,
+        settings_file: Path | None = None,
         cache_path: Path | None = None,
     ) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.temperature = temperature
-        self.timeout_s = timeout_s
+        specs = {f: (family_models or {}).get(f, model) for f in FAMILIES}
+        clients: dict[str, TextModel] = {}
+        for spec in specs.values():
+            if spec not in clients:
+                clients[spec] = TextModel(spec, settings_file=settings_file)
+        self.models: dict[Family, TextModel] = {f: clients[spec] for f, spec in specs.items()}
         self.cache = RewriteCache(cache_path or cache_dir("rewrites") / "cache.sqlite")
-        self.requests = 0
         self.cache_hits = 0
 
-    def settings(self) -> dict[str, Any]:
-        return {"rewriter": "llm", "model": self.model, "temperature": self.temperature}
+    @property
+    def requests(self) -> int:
+        """Requests sent to models (cache misses)."""
+        return sum(m.requests for m in {id(m): m for m in self.models.values()}.values())
 
-    def complete(self, prompt: str, attempt: int) -> str:
-        temperature = self.temperature if attempt == 0 else min(1.0, self.temperature + 0.3 * attempt)
+    def settings(self) -> dict[str, Any]:
+        return {
+            "rewriter": "llm",
+            "models": {f: m.model_name for f, m in self.models.items()},
+            "temperature": {f: m.temperature for f, m in self.models.items()},
+        }
+
+    def complete(self, prompt: str, attempt: int, family: Family = "paraphrases") -> str:
+        client = self.models[family]
+        base = client.temperature
+        temperature = base if attempt == 0 or base is None else min(1.0, base + 0.3 * attempt)
         params = {"temperature": temperature, "attempt": attempt}
-        key = stable_hash({"prompt": prompt, "model": self.model, "params": params})
+        key = stable_hash({"prompt": prompt, "model": client.model_name, "params": params})
         cached = self.cache.get(key)
         if cached is not None:
             self.cache_hits += 1
             return cached
-        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": temperature}
-        headers = {"Content-Type": "application/json"}
-        if key_env := os.environ.get("OPENAI_API_KEY"):
-            headers["Authorization"] = f"Bearer {key_env}"
-        req = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=json.dumps(body).encode(), headers=headers
-        )
-        with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-            text = str(json.loads(resp.read())["choices"][0]["message"]["content"] or "").strip()
-        self.requests += 1
+        text = client.complete(prompt, temperature=KEEP if attempt == 0 else temperature).strip()
         self.cache.put(key, text)
         return text
 
+    def close(self) -> None:
+        for m in {id(m): m for m in self.models.values()}.values():
+            m.close()
+
+    def __enter__(self) -> LLMRewriter:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def typos(self, query: str, protection: Protection, rng: random.Random, attempt: int) -> str:
-        return self.complete(fill(TYPO_PROMPT, query=query), attempt)
+        return self.complete(fill(TYPO_PROMPT, query=query), attempt, "typos")
 
     def paraphrase_query(self, query: str, protection: Protection, rng: random.Random, attempt: int) -> str:
         return self.complete(fill(QUERY_PARA_PROMPT, query=query), attempt)
@@ -143,7 +193,7 @@ class LLMRewriter:
 
     def sibling_tools(self, tool: ToolSpec, n: int, rng: random.Random, attempt: int) -> list[ToolSpec]:
         existing = json.dumps(tool.model_dump(), ensure_ascii=False)
-        text = self.complete(fill(REDUNDANT_PROMPT, num_tools=str(n), existing_tool=existing), attempt)
+        text = self.complete(fill(REDUNDANT_PROMPT, num_tools=str(n), existing_tool=existing), attempt, "tools")
         start, end = text.find("["), text.rfind("]")
         try:
             items = json.loads(text[start : end + 1]) if start >= 0 < end else []

@@ -4,13 +4,13 @@ Automatic checks (always): per LLM-generated type, each perturbed text is non-em
 from the clean text, every golden value present in the clean text survives, and every golden
 tool name is among the sample's tools. The judge (with an endpoint) scores n random (clean,
 perturbed) pairs per type on the 1-5 semantic-equivalence scale of Appendix H; the report has
-Table 6's mean / median / std / fraction <= 2.
+Table 6's mean / median / std / fraction <= 2 over the answers that give a score in the asked
+format, and counts (and shows the first few of) those that do not.
 """
 
 from __future__ import annotations
 
 import random
-import re
 import statistics
 from collections.abc import Callable
 from pathlib import Path
@@ -72,8 +72,11 @@ def automatic_checks(clean: Sample, pert: Sample, code: str) -> list[str]:
 
 
 def parse_score(text: str) -> int | None:
-    m = re.search(r"[1-5]", text)
-    return int(m.group()) if m else None
+    """The score of a judge's answer in the format ``JUDGE_PROMPT`` asks for: one digit 1-5 alone on
+    the first non-empty line. Anything else (``ANSWER: 42``, ``Score: 4``, ``**4**``) is unparseable:
+    ``None``, counted by ``audit``, never read as the first digit found."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return int(first) if len(first) == 1 and first in "12345" else None
 
 
 def audit(
@@ -92,14 +95,19 @@ def audit(
         if judge is not None and pairs:
             picked = random.Random(f"{seed}:{code}").sample(pairs, min(n, len(pairs)))
             scores = []
+            unreadable: list[str] = []
             for c, p in picked:
                 before, after = _texts(c, p, code)
                 prompt = JUDGE_PROMPT.replace("[clean]", before).replace("[perturbed]", after)
-                if (score := parse_score(judge(prompt))) is not None:
+                answer = judge(prompt)
+                if (score := parse_score(answer)) is not None:
                     scores.append(score)
+                else:
+                    unreadable.append(answer)
             row.update(
                 n=len(scores),
-                unparseable=len(picked) - len(scores),
+                unparseable=len(unreadable),
+                unparseable_answers=[a[:200] for a in unreadable[:3]],
                 mean=statistics.fmean(scores) if scores else None,
                 median=statistics.median(scores) if scores else None,
                 std=statistics.pstdev(scores) if scores else None,
