@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.core import STATIC_TYPES, TRANSITION_TYPES, Sample, seeded_rng
+from robustcall.core import BEYOND_TYPES, STATIC_TYPES, TRANSITION_TYPES, Sample, seeded_rng
 from robustcall.perturb import REGISTRY, GuardStats, OfflineRewriter, PerturbContext, abbreviate
 from robustcall.sources import load_source
 
@@ -33,7 +33,8 @@ def _apply(code: str, sample: Sample, seed: int = 0) -> Sample | None:
 
 
 def test_registry_covers_all_22_types_with_paper_names() -> None:
-    assert set(REGISTRY) == set(STATIC_TYPES) | set(TRANSITION_TYPES)
+    assert set(REGISTRY) == set(STATIC_TYPES) | set(TRANSITION_TYPES) | set(BEYOND_TYPES)
+    assert not set(STATIC_TYPES) & set(BEYOND_TYPES)  # the default build stays the paper's 16 + 6
     assert REGISTRY["same_name_C"].display == "Dup-WrongP"
     assert REGISTRY["CD_AB"].component == "reward"
     assert not REGISTRY["transient_timeout"].static

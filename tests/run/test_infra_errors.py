@@ -113,7 +113,7 @@ def test_resume_from_another_spelling_of_the_endpoint_is_the_same_run(bench: Pat
         assert again.exit_code == 0, again.output
         assert "already done 2" in again.output
         meta = json.loads((out / "run.json").read_text())
-        assert meta["endpoints"] == [url, local] and meta["model_name"] == "mock"
+        assert meta["endpoint_history"] == [url, local] and meta["model_name"] == "mock"
         assert len(read_jsonl(out / "predictions.jsonl", PredictionRecord)) == 8
 
         other = _run(bench, out, url, "--resume", "--model", f"openai:other@{url}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from robustcall.cli._tables import summary_table
-from robustcall.core import ExistingOutputError, Prediction
+from robustcall.core import ExistingOutputError, Prediction, remove_stale_tmp
 from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
@@ -30,9 +31,19 @@ ModelOpt = Annotated[
     ),
 ]
 BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
+    list[str] | None,
+    typer.Option(
+        "--base-url",
+        help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL); repeat it, or give "
+        "a comma list, for replicas of one model (least outstanding requests, per-endpoint health).",
+    ),
 ]
+
+
+def _urls(base_url: list[str] | None) -> str | None:
+    return ",".join(base_url) if base_url else None
+
+
 ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
@@ -45,8 +56,6 @@ ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in 
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
-
-
 MaxInfraOpt = Annotated[
     int,
     typer.Option(
@@ -75,6 +84,19 @@ def _answer_settings(model: object) -> dict[str, Any] | None:
     return {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "extra_body": settings.extra_body}
 
 
+def _previous_meta(path: Path) -> dict[str, Any] | None:
+    """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
+    torn (written in place by an older version and cut by a kill): it is written afresh."""
+    try:
+        before = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        Console(stderr=True).print(f"note: {path} was unreadable (torn by a kill?); writing it afresh")
+        return None
+    return before if isinstance(before, dict) else None
+
+
 def _execute(
     bench: Path,
     model_spec: str,
@@ -92,8 +114,9 @@ def _execute(
     """Run ``model_spec`` on ``bench`` into ``out``; print what happened; return the stats.
 
     Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
+    from robustcall.cli._tables import endpoint_table
     from robustcall.core import RunFailed
-    from robustcall.models import make_model, resolve_base_url
+    from robustcall.models import OpenAIChatModel, make_model, resolve_base_url
     from robustcall.run import (
         PREDICTIONS,
         STOP_AFTER,
@@ -143,11 +166,13 @@ def _execute(
         "settings_digest": file_digest(settings),
         "shard": shard,
     }
+    previous = out / "run.json"
     if resume:
-        meta = resume_meta(out, meta)
-    elif (previous := out / PREDICTIONS).is_file() and previous.stat().st_size > 0:
-        raise ExistingOutputError(f"{previous} already holds predictions: pass --resume to finish that run")
-    write_meta(out, meta)
+        remove_stale_tmp(out)
+        meta = resume_meta(out, meta, _previous_meta(previous))
+    elif (done := out / PREDICTIONS).is_file() and done.stat().st_size > 0:
+        raise ExistingOutputError(f"{done} already holds predictions: pass --resume to finish that run")
+    write_meta(out, meta)  # atomic: a kill leaves the old file or the new one, never a torn one
 
     async def go() -> RunStats:
         try:
@@ -177,6 +202,10 @@ def _execute(
             )
             for reason, count in stats.top_failures():
                 console.print(f"  {count} x {_short(reason)}", soft_wrap=True, markup=False, highlight=False)
+            endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
+            if len(endpoints) > 1:
+                console.print(endpoint_table(endpoints))
+                write_meta(out, {**meta, "endpoints": endpoints})
             return stats
         finally:
             await model.aclose()
@@ -240,7 +269,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
         stats = _execute(
-            bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard, stop_after
+            bench, model, mode, types, limit, concurrency, out, resume, settings, _urls(base_url), shard, stop_after
         )
         _check_infra(stats, max_infra_errors)
 
@@ -303,7 +332,7 @@ def register(app: typer.Typer) -> None:
         from robustcall.perturb import build_benchmark
 
         # a bad spec or a missing setup fails before the build
-        make_model(model, mode=mode, settings_file=settings, base_url=base_url)  # type: ignore[arg-type]
+        make_model(model, mode=mode, settings_file=settings, base_url=_urls(base_url))  # type: ignore[arg-type]
 
         chosen = sources or ("bfcl,apibank,rotbench,toolalpaca,tooleyes" if data_dir else "bfcl")
         bench = out / "bench"
@@ -329,7 +358,7 @@ def register(app: typer.Typer) -> None:
             run_dir,
             resume or has_predictions,
             settings,
-            base_url,
+            _urls(base_url),
             stop_after=stop_after,
         )
         _score_and_print(run_dir, False, 10_000, seed)

@@ -55,7 +55,12 @@ DataOpt = Annotated[
     Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
 ]
 ModelOpt = Annotated[
-    str, typer.Option("--model", help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy>")
+    str,
+    typer.Option(
+        "--model",
+        help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy> | "
+        "scripted:expert (the environment's expert)",
+    ),
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
@@ -66,6 +71,13 @@ ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (defau
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight at once.")]
+AxisOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--axis",
+        help="Runtime axes beyond the paper (Appendix N): stale_resource, prerequisite, param_type_mismatch, or all.",
+    ),
+]
 BaseUrlOpt = Annotated[
     str | None, typer.Option("--base-url", help="Base URL for an openai/<model> spec (else $OPENAI_BASE_URL).")
 ]
@@ -95,12 +107,14 @@ def _execute(
     data: Path | None,
     sticky: bool | None = None,
     base_url: str | None = None,
+    axis: str | None = None,
 ) -> None:
-    from robustcall.faults import load_profile
+    from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.faults._bench import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
-    from robustcall.models import make_model
+    from robustcall.models import ChatModel, make_model
     from robustcall.run._episode import PROMPT_VARIANTS, run_episode
+    from robustcall.run._expert import EXPERT_SPEC, EnvExpertModel
 
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -112,7 +126,8 @@ def _execute(
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
         prof = load_profile(profile)
-        make_env = load_env(env, data)
+        axes = parse_axes(axis)
+        make_env = with_axes(load_env(env, data), axes)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
     if sticky is not None:
@@ -124,14 +139,20 @@ def _execute(
         raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
     chosen = chosen[:limit] if limit is not None else chosen
     seed_list = [int(x) for x in _floats(seeds, "--seeds")]
+    chat: ChatModel
     try:
-        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        chat = (
+            EnvExpertModel()
+            if model == EXPERT_SPEC
+            else make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
-        return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
+        agent = chat.bind(wrapped) if isinstance(chat, EnvExpertModel) else chat
+        return await run_episode(agent, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
 
     async def go() -> FaultRunStats:
         try:
@@ -153,6 +174,7 @@ def _execute(
                     "deltas": deltas,
                     "seeds": seed_list,
                     "tasks": chosen,
+                    **({"axes": list(axes)} if axes else {}),
                 },
                 prompt=prompt,
                 concurrency=concurrency,
@@ -204,6 +226,7 @@ def run(
     data: DataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
@@ -229,6 +252,7 @@ def run(
         data,
         base_url=base_url,
         sticky=sticky,
+        axis=axis,
     )
 
 
@@ -250,6 +274,7 @@ def sweep(
     data: DataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
@@ -270,6 +295,7 @@ def sweep(
         data,
         base_url=base_url,
         sticky=sticky,
+        axis=axis,
     )
     report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
 

@@ -14,10 +14,13 @@ from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, st
 from robustcall.core._jsonl import (
     JsonlAppender,
     JsonlError,
+    atomic_write_bytes,
+    atomic_write_text,
     dump_record,
     iter_json_lines,
     read_checkpoint,
     read_jsonl,
+    remove_stale_tmp,
     validate_line,
     write_jsonl,
 )
@@ -44,6 +47,8 @@ from robustcall.core._model import (
 )
 from robustcall.core._paths import cache_dir
 from robustcall.core._taxonomy import (
+    BEYOND,
+    BEYOND_TYPES,
     CLEAN,
     STATIC_TYPES,
     TAXONOMY,
@@ -54,6 +59,8 @@ from robustcall.core._taxonomy import (
 )
 
 __all__ = [
+    "BEYOND",
+    "BEYOND_TYPES",
     "CLEAN",
     "STATIC_TYPES",
     "TAXONOMY",
@@ -87,6 +94,8 @@ __all__ = [
     "UnknownNameError",
     "UserError",
     "Verdict",
+    "atomic_write_bytes",
+    "atomic_write_text",
     "cache_dir",
     "canonical_json",
     "dump_record",
@@ -96,6 +105,7 @@ __all__ = [
     "prediction_line",
     "read_checkpoint",
     "read_jsonl",
+    "remove_stale_tmp",
     "seeded_rng",
     "stable_hash",
     "type_info",

@@ -46,8 +46,10 @@ STYLES: tuple[Style, ...] = ("expert", "memorise", "random")
 
 
 def mentions(req: ModelRequest, name: str) -> int:
-    """Whole-word occurrences of ``name`` in everything the request shows the agent."""
-    pattern = re.compile(r"(?<![\w])" + re.escape(name) + r"(?![\w])")
+    """Whole-word occurrences of ``name`` (or of it spelled with spaces for ``_``) in everything the
+    request shows the agent."""
+    spellings = sorted({re.escape(name), re.escape(name.replace("_", " "))}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(spellings) + r")(?![\w])")
     texts = [m.content for m in req.messages] + [f"{t.name} {t.description}" for t in req.tools]
     return sum(len(pattern.findall(text)) for text in texts)
 

@@ -21,9 +21,15 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def _http_url(url: str, spec: str) -> str:
-    if not url.startswith(("http://", "https://")):
-        raise InputError(f"bad base URL {url!r} for model {spec!r}: expected http(s)://host[:port][/v1]")
+    for part in split_urls(url) or [url]:
+        if not part.startswith(("http://", "https://")):
+            raise InputError(f"bad base URL {part!r} for model {spec!r}: expected http(s)://host[:port][/v1]")
     return url
+
+
+def split_urls(urls: str) -> list[str]:
+    """A comma list of base URLs (several replicas of one model) as a list."""
+    return [u.strip() for u in urls.split(",") if u.strip()]
 
 
 def resolve_base_url(spec: str, base_url: str | None = None) -> tuple[str, str]:
@@ -71,7 +77,8 @@ def make_model(
     """A backend from a spec string (see ``SPEC_HELP``); ``mode`` overrides the settings file's mode.
 
     Settings are looked up under the spec's model name (``local``, the ``<model>`` of an openai spec).
-    ``base_url`` (the CLI's ``--base-url``) serves ``openai/<model>`` specs only.
+    ``base_url`` (the CLI's ``--base-url``) serves ``openai/<model>`` specs only. A comma list of
+    base URLs (in ``base_url`` or after the ``@``) spreads the requests over those replicas.
     Raises ``InputError`` (a ``ValueError``) on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
     """
     kind, _, rest = spec.partition(":")
@@ -81,7 +88,8 @@ def make_model(
         model, url = resolve_base_url(spec, base_url)
         settings = load_settings(settings_file, model)
         name = spec if spec.startswith("openai:") else f"openai:{model}@{url}"
-        return OpenAIChatModel(model, url, settings, mode=mode, concurrency=concurrency, name=name)
+        urls = split_urls(url)
+        return OpenAIChatModel(model, urls, settings, mode=mode, concurrency=concurrency, name=name)
     if base_url is not None:
         raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
     if kind == "local" and not rest:

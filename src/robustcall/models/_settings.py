@@ -24,7 +24,16 @@ class ModelSettings:
     max_tokens: int = 1024
     mode: Mode = "prompt"
     timeout_s: float = 120.0
-    """Per-request timeout (never unbounded)."""
+    """Per-request timeout, the whole request (never unbounded)."""
+    connect_timeout_s: float = 10.0
+    """TCP (and TLS) connect; 0: only ``timeout_s`` applies."""
+    first_byte_timeout_s: float = 60.0
+    """From sending the request to the first byte of the answer, which for a non-streamed chat
+    completion is the whole generation; 0: only ``timeout_s`` applies."""
+    idle_timeout_s: float = 30.0
+    """Longest silence once the answer has begun; 0: only ``timeout_s`` applies."""
+    max_response_bytes: int = 16 * 2**20
+    """Largest response body read; a bigger one is an infra error, not retried."""
     max_retries: int = 5
     """Retries after the first attempt on 429 / 5xx / timeouts / dropped connections."""
     backoff_base_s: float = 0.5

@@ -24,6 +24,7 @@ from robustcall.core import (
     PredictionRecord,
     prediction_line,
     read_checkpoint,
+    remove_stale_tmp,
     write_jsonl,
 )
 from robustcall.formats import MAX_PARSE_CHARS
@@ -110,6 +111,8 @@ async def run_items(
     path = out_dir / PREDICTIONS
     stats = RunStats(planned=len(items))
     done: dict[tuple[str, str], PredictionRecord] = {}
+    if resume:
+        remove_stale_tmp(out_dir)  # a kill during an atomic write (run.json, the compacted checkpoint)
     if path.exists() and path.stat().st_size > 0:
         if not resume:
             raise ExistingOutputError(f"{path} already holds predictions: pass --resume to finish that run")

@@ -141,7 +141,7 @@ async def run_episode(
         task_id=task_id,
         model=model.name,
         seed=seed,
-        config={"mode": model.mode, "format": fmt},
+        config={"mode": model.mode, "format": fmt, "tools": [t.name for t in start.tools]},
         messages=messages,
         steps=steps,
         success=None if termination == "infra" else score >= 1.0,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import (
+    BEYOND_TYPES,
     STATIC_TYPES,
     TRANSITION_TYPES,
     InputError,
@@ -64,7 +65,8 @@ def clean_id_of(sample: Sample) -> str:
 
 
 def parse_types(spec: str) -> list[str]:
-    """``all``, ``static``, ``transition`` or a comma list of code / display names."""
+    """``all`` (the paper's 22 and clean), ``static``, ``transition``, ``beyond`` (Appendix N's static
+    axes) or a comma list of code / display names."""
     spec = spec.strip()
     if spec == "all":
         return list(ALL_TYPES)
@@ -74,6 +76,8 @@ def parse_types(spec: str) -> list[str]:
             out.extend(("clean", *STATIC_TYPES))
         elif part == "transition":
             out.extend(TRANSITION_TYPES)
+        elif part == "beyond":
+            out.extend(BEYOND_TYPES)
         else:
             out.append(type_info(part).code)
     return list(dict.fromkeys(out))

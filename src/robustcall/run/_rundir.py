@@ -9,15 +9,15 @@ from typing import Any
 
 from robustcall.core import (
     ExistingOutputError,
-    InputError,
     MissingInputError,
     PredictionRecord,
     Verdict,
+    atomic_write_text,
     read_checkpoint,
     write_jsonl,
 )
 from robustcall.formats import parse_tool_calls
-from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, summarize
+from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, ghost_calls_in_records, summarize
 from robustcall.models import resolve_base_url, unwire_calls
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
@@ -31,12 +31,13 @@ RUN_META = "run.json"
 RESUME_IDENTITY = ("model_name", "mode", "answer_settings", "bench_digest", "shard")
 """What decides a run's answers (and which slice it answers): a resume must agree on all of these.
 The endpoint, the bench folder's path, the types and the limit may change; an endpoint not used
-before is added to ``endpoints`` in ``run.json``."""
+before is added to ``endpoint_history`` in ``run.json``."""
+ENDPOINT_HISTORY = "endpoint_history"
 
 
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / RUN_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(run_dir / RUN_META, json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
 def _identity_of(before: dict[str, Any]) -> dict[str, Any]:
@@ -58,28 +59,23 @@ def _endpoint_of(spec: str, base_url: object) -> tuple[str, str | None]:
     return spec, None
 
 
-def _endpoints_of(before: dict[str, Any]) -> list[str]:
-    if isinstance(before.get("endpoints"), list):
-        return [e for e in before["endpoints"] if isinstance(e, str)]
+def _history_of(before: dict[str, Any]) -> list[str]:
+    if isinstance(before.get(ENDPOINT_HISTORY), list):
+        return [e for e in before[ENDPOINT_HISTORY] if isinstance(e, str)]
     spec = before.get("model")
     endpoint = _endpoint_of(spec, before.get("base_url"))[1] if isinstance(spec, str) else None
     return [endpoint] if endpoint else []
 
 
-def resume_meta(run_dir: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """``meta`` for a run that goes on in ``run_dir``, checked against the ``run.json`` there.
+def resume_meta(run_dir: Path, meta: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any]:
+    """``meta`` for a run that goes on in ``run_dir``, checked against ``before`` (its ``run.json``,
+    ``None`` when there is none or it was unreadable).
 
     A resume must agree on ``RESUME_IDENTITY`` (else ``ExistingOutputError`` names what differs);
-    an endpoint the run was not answered from before is added to ``endpoints`` (oldest first).
-    Without a ``run.json`` there, ``meta`` starts the history."""
-    endpoint = meta.get("endpoint")
-    previous = run_dir / RUN_META
-    endpoints: list[str] = []
-    if previous.is_file():
-        try:
-            before = json.loads(previous.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{previous}: not valid JSON ({exc.msg}); move it away to start afresh") from None
+    an endpoint the run was not answered from before is added to ``endpoint_history`` (oldest
+    first)."""
+    history: list[str] = []
+    if before is not None:
         old = _identity_of(before)
         changed = [k for k in RESUME_IDENTITY if k in old and k in meta and old[k] != meta[k]]
         if changed:
@@ -87,10 +83,11 @@ def resume_meta(run_dir: Path, meta: dict[str, Any]) -> dict[str, Any]:
             raise ExistingOutputError(
                 f"{run_dir} holds a run with a different {', '.join(changed)} ({diff}): use another --out"
             )
-        endpoints = _endpoints_of(before)
-    if isinstance(endpoint, str) and endpoint not in endpoints:
-        endpoints.append(endpoint)
-    return {**meta, "endpoints": endpoints} if endpoints else dict(meta)
+        history = _history_of(before)
+    endpoint = meta.get("endpoint")
+    if isinstance(endpoint, str) and endpoint not in history:
+        history.append(endpoint)
+    return {**meta, ENDPOINT_HISTORY: history} if history else dict(meta)
 
 
 def run_mode(run_dir: Path) -> str | None:
@@ -133,6 +130,7 @@ def score_run(
         records = [reparse(r, mode) for r in records]
     verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
     summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
+    summary.ghost_calls = ghost_calls_in_records(records)
     write_jsonl(run_dir / SCORES, verdicts)
-    (run_dir / SUMMARY).write_text(summary.model_dump_json(indent=2) + "\n")
+    atomic_write_text(run_dir / SUMMARY, summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary
