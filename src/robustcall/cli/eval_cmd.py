@@ -242,7 +242,13 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
 
     if resampling not in RESAMPLINGS:
         raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
-    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
+    from robustcall.score import GoldenModeError
+
+    try:
+        _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
+    except GoldenModeError as exc:  # a record this scorer cannot judge: say which, no traceback
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
     Console().print(summary_table(summary, title=str(out)))
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
