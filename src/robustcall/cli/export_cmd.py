@@ -40,5 +40,27 @@ def inspect_cmd(
     console.print(f"{out}: {len(log.samples or [])} samples, accuracy {acc:.3f}; browse with `inspect view`")
 
 
+@export_app.command("hf")
+def hf_cmd(
+    bench: Annotated[Path, typer.Argument(help="A benchmark directory written by `robustcall build`.")],
+    out: Annotated[Path, typer.Option("--out", help="The dataset folder (data/<type>.parquet + README.md).")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Dataset name in the card (default: BENCH's name).")
+    ] = None,
+) -> None:
+    """A Hugging Face dataset: a config per perturbation type (and `all`), one set of features, a dataset card."""
+    try:
+        from robustcall.interop._hf import export_hf
+    except ImportError as exc:
+        raise _need("hf", exc) from None
+    try:
+        rows = export_hf(bench, out, name)
+    except FileNotFoundError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console.print(
+        f"{out}: {sum(rows.values())} rows in {len(rows)} configs (+ `all`); `datasets.load_dataset('{out}')`"
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(export_app)
