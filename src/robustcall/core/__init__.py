@@ -1,13 +1,26 @@
 """The shared, typed data model. Imports nothing else of robustcall."""
 
+from robustcall.core._config_file import load_config_file
+from robustcall.core._errors import (
+    ExistingOutputError,
+    InputError,
+    MissingInputError,
+    NotReadyError,
+    RunFailed,
+    UnknownNameError,
+    UserError,
+)
 from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, stable_hash
 from robustcall.core._jsonl import (
     JsonlAppender,
     JsonlError,
+    atomic_write_bytes,
+    atomic_write_text,
     dump_record,
     iter_json_lines,
     read_checkpoint,
     read_jsonl,
+    remove_stale_tmp,
     validate_line,
     write_jsonl,
 )
@@ -34,6 +47,8 @@ from robustcall.core._model import (
 )
 from robustcall.core._paths import cache_dir
 from robustcall.core._taxonomy import (
+    BEYOND,
+    BEYOND_TYPES,
     CLEAN,
     STATIC_TYPES,
     TAXONOMY,
@@ -44,6 +59,8 @@ from robustcall.core._taxonomy import (
 )
 
 __all__ = [
+    "BEYOND",
+    "BEYOND_TYPES",
     "CLEAN",
     "STATIC_TYPES",
     "TAXONOMY",
@@ -53,14 +70,19 @@ __all__ = [
     "ErrorKind",
     "ErrorMode",
     "EvalConfig",
+    "ExistingOutputError",
     "GoldenAnswer",
+    "InputError",
     "JsonlAppender",
     "JsonlError",
     "Message",
+    "MissingInputError",
+    "NotReadyError",
     "PerturbationInfo",
     "Prediction",
     "PredictionRecord",
     "Role",
+    "RunFailed",
     "Sample",
     "ScoreMethod",
     "SourceInfo",
@@ -69,15 +91,21 @@ __all__ = [
     "ToolSpec",
     "Trajectory",
     "TypeInfo",
+    "UnknownNameError",
+    "UserError",
     "Verdict",
+    "atomic_write_bytes",
+    "atomic_write_text",
     "cache_dir",
     "canonical_json",
     "dump_record",
     "file_sha256",
     "iter_json_lines",
+    "load_config_file",
     "prediction_line",
     "read_checkpoint",
     "read_jsonl",
+    "remove_stale_tmp",
     "seeded_rng",
     "stable_hash",
     "type_info",

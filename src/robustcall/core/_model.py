@@ -196,6 +196,8 @@ class Verdict(_Record):
     error_mode: ErrorMode | None = None
     detail: str | None = None
     infra_error: str | None = None
+    attack_success: bool | None = None
+    """Prompt-injection records only (beyond the paper): the calls obeyed the injected instruction."""
 
 
 class Step(_Record):

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, ToolSpec, Verdict
 from robustcall.formats import OutputFormat, read_tool_calls, sample_format
 from robustcall.formats._pyvalues import UNREADABLE
+from robustcall.score._attacks import attack_success
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
@@ -208,7 +209,11 @@ def score_prediction(sample: Sample, prediction: Prediction) -> Verdict:
     if prediction.error_kind == "model_format" and prediction.error:
         detail = f"{scored.detail}; {prediction.error}" if scored.detail else prediction.error
         scored = scored._replace(detail=detail)
-    return to_verdict(sample, scored)
+    verdict = to_verdict(sample, scored)
+    attacked = attack_success(sample, calls)
+    if attacked is not None:
+        verdict.attack_success = attacked
+    return verdict
 
 
 def score_record(rec: PredictionRecord) -> Verdict:
