@@ -121,6 +121,20 @@ def register(app: typer.Typer) -> None:
         for code, by_source in manifest["counts_by_source"].items():
             table.add_row(code, *(str(by_source.get(n, 0)) for n in names), str(manifest["counts"][code]))
         Console().print(table)
+        comp = Table(title="Table 3 composition (records with the 6 transition types; paper in brackets)")
+        for col in ("source", "clean", "avg./type", "total"):
+            comp.add_column(col, justify="left" if col == "source" else "right")
+        for name, row in manifest["composition"].items():
+            paper = row.get("paper") or {}
+
+            def cell(key: str, row: dict[str, object] = row, paper: dict[str, object] = paper) -> str:
+                return f"{row[key]} ({paper[key]})" if key in paper else str(row[key])
+
+            comp.add_row(name, cell("clean"), cell("avg_per_type"), cell("total"))
+        rows = list(manifest["composition"].values())
+        ours, theirs = sum(r["total"] for r in rows), sum(r["paper"]["total"] for r in rows if "paper" in r)
+        comp.add_row("all", str(sum(r["clean"] for r in rows)), "", f"{ours} ({theirs})")
+        Console().print(comp)
 
 
 def register_audit(app: typer.Typer) -> None:
@@ -144,7 +158,7 @@ def register_audit(app: typer.Typer) -> None:
                 "its default sampling).",
             ),
         ] = None,
-        n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
+        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:
@@ -154,7 +168,9 @@ def register_audit(app: typer.Typer) -> None:
         from robustcall.models import SettingsError, TextModel
         from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
+        from robustcall.run import bench_digest
 
+        bench_digest(bench)  # a finished build, not any folder
         client = None
         if judge_model:
             try:

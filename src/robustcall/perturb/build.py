@@ -12,11 +12,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import BEYOND_TYPES, STATIC_TYPES, Sample, file_sha256, seeded_rng, type_info, write_jsonl
+from robustcall.core import (
+    BEYOND_TYPES,
+    STATIC_TYPES,
+    TRANSITION_TYPES,
+    InputError,
+    Sample,
+    atomic_write_text,
+    file_sha256,
+    seeded_rng,
+    type_info,
+    write_jsonl,
+)
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._rewriter import Rewriter
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext, approx_tokens
-from robustcall.sources import DEFAULT_COMPOSITION, load_source, select_clean
+from robustcall.sources import DEFAULT_COMPOSITION, PAPER_TABLE3, load_source, select_clean
 
 MANIFEST = "manifest.json"
 
@@ -65,6 +76,32 @@ def perturb_all(
     return out
 
 
+def composition(per_type_source: dict[str, dict[str, int]], clean_sources: Sequence[str]) -> dict[str, Any]:
+    """Table 3's columns per source for this build: clean samples, records per perturbation type on
+    average over the 22 types (the static types built here, and the 6 transition types, which a run
+    applies to every clean sample), and the total (clean plus all types), beside the paper's row
+    (``PAPER_TABLE3``)."""
+    out: dict[str, Any] = {}
+    clean = Counter(clean_sources)
+    for name in sorted(clean):
+        static = sum(by.get(name, 0) for code, by in per_type_source.items() if code in STATIC_TYPES)
+        transition = clean[name] * len(TRANSITION_TYPES)
+        perturbed = static + transition
+        n_types = len(STATIC_TYPES) + len(TRANSITION_TYPES)
+        row: dict[str, Any] = {
+            "clean": clean[name],
+            "static": static,
+            "transition": transition,
+            "avg_per_type": round(perturbed / n_types, 1),
+            "total": clean[name] + perturbed,
+        }
+        if name in PAPER_TABLE3:
+            p_clean, p_avg, p_total = PAPER_TABLE3[name]
+            row["paper"] = {"clean": p_clean, "avg_per_type": p_avg, "total": p_total}
+        out[name] = row
+    return out
+
+
 def build_benchmark(
     sources: Sequence[str],
     data_dir: Path | None,
@@ -82,7 +119,7 @@ def build_benchmark(
     unknown = [t for t in types if t not in REGISTRY or not REGISTRY[t].static]
     if unknown:
         valid = ", ".join((*STATIC_TYPES, *BEYOND_TYPES))
-        raise ValueError(f"not static perturbation types: {unknown}; valid: {valid}")
+        raise InputError(f"not static perturbation types: {unknown}; valid: {valid}")
     counts = {**DEFAULT_COMPOSITION, **(per_source or {})}
     clean: list[Sample] = []
     versions: dict[str, dict[str, str]] = {}
@@ -124,10 +161,11 @@ def build_benchmark(
         "counts": files,
         "counts_by_source": per_type_source,
         "not_applicable": not_applicable,
+        "composition": composition(per_type_source, [source_of.get(s.benchmark, s.benchmark) for s in clean]),
         "source_versions": versions,
         "source_skipped": loader_skipped,
         "guard": guard.as_dict(),
         "sha256": {f"{code}.jsonl": file_sha256(out / f"{code}.jsonl") for code in files},
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
