@@ -1,6 +1,6 @@
 """The large parser fuzz run (issue 22): ``--n`` generated hostile answers (default 1,000,000) from
 ``--seed``, each parsed in its output format and scored against a BFCL sample, as the CI fuzz test
-(tests/formats/test_fuzz.py: 20,000 inputs, seed 22) does. Counts exceptions, inputs over 1 s and
+(tests/formats/test_fuzz.py: 20,000 inputs, seed 22) does. Counts exceptions, inputs over 1 s of CPU time and
 any sign of execution (a canary import or file), and prints the slowest inputs.
 
 The inputs are generated in ``--processes`` worker processes, each taking every k-th chunk of the

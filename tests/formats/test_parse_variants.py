@@ -207,9 +207,11 @@ def test_adversarial_code_is_never_executed(tmp_path: Any) -> None:
     first = parse_tool_calls(payloads[0], "bfcl", TOOLS)
     assert first.calls[0].arguments["city"] == f"__import__('os').system('touch {marker}')"
     comp = parse_tool_calls(payloads[2], "bfcl", TOOLS)
-    assert comp.calls[0].arguments == {} and any("ListComp" in d for d in comp.dropped)
+    # unreadable values keep their place as a marker that fails the call (never executed, never lost)
+    assert list(comp.calls[0].arguments) == ["city"] and any("ListComp" in d for d in comp.dropped)
+    assert comp.calls[0].arguments["city"]["__unreadable__"].startswith("ListComp: [x for x in")
     power = parse_tool_calls(payloads[-1], "bfcl", TOOLS)
-    assert power.calls[0].arguments == {} and power.dropped
+    assert power.calls[0].arguments == {"city": {"__unreadable__": "power too large: 9 ** 9 ** 9 ** 9"}}
 
 
 def test_no_call_in_prose_gives_empty_list() -> None:

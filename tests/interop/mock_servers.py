@@ -33,7 +33,10 @@ def completion(text: str = "", tool_calls: list[dict[str, Any]] | None = None) -
     return {
         "id": "x",
         "object": "chat.completion",
+        "created": 0,
+        "model": "m",
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.core import STATIC_TYPES, TRANSITION_TYPES, Sample, seeded_rng
+from robustcall.core import BEYOND_TYPES, STATIC_TYPES, TRANSITION_TYPES, Sample, seeded_rng
 from robustcall.perturb import REGISTRY, GuardStats, OfflineRewriter, PerturbContext, abbreviate
 from robustcall.sources import load_source
 
@@ -33,7 +33,8 @@ def _apply(code: str, sample: Sample, seed: int = 0) -> Sample | None:
 
 
 def test_registry_covers_all_22_types_with_paper_names() -> None:
-    assert set(REGISTRY) == set(STATIC_TYPES) | set(TRANSITION_TYPES)
+    assert set(REGISTRY) == set(STATIC_TYPES) | set(TRANSITION_TYPES) | set(BEYOND_TYPES)
+    assert not set(STATIC_TYPES) & set(BEYOND_TYPES)  # the default build stays the paper's 16 + 6
     assert REGISTRY["same_name_C"].display == "Dup-WrongP"
     assert REGISTRY["CD_AB"].component == "reward"
     assert not REGISTRY["transient_timeout"].static
@@ -76,6 +77,22 @@ def test_same_name_distractor_sits_after_the_gt(a101: Sample, code: str, has_des
     if has_params:
         assert not set(dup.properties()) & set(a101.tools[2].properties())
     assert out.golden_answers == a101.golden_answers
+
+
+@pytest.mark.parametrize("code", ["same_name_A", "same_name_C"])
+def test_a_multi_call_sample_gets_one_decoy_per_golden_call(code: str) -> None:
+    """As the release's multi-call records: 2-4 decoys sharing the golden tools' names, all listed."""
+    sample = next(s for s in load_source("bfcl").samples if s.id.endswith("parallel_multiple_0"))
+    gold = [g.name for g in sample.golden_answers]
+    out = _apply(code, sample)
+    assert out is not None and len(gold) >= 2
+    meta = out.perturbation.metadata
+    assert sorted(meta["distractor"]) == sorted(gold) and len(meta["position"]) == len(gold)
+    assert [out.tools[i].name for i in meta["position"]] == meta["distractor"]
+    rest = [t for i, t in enumerate(out.tools) if i not in meta["position"]]
+    assert rest == sample.tools  # the original tools, in their order
+    if code == "same_name_A":  # each right after its GT tool
+        assert all(out.tools[i - 1].name == out.tools[i].name for i in meta["position"])
 
 
 def test_same_name_E_takes_another_tools_description(a101: Sample) -> None:

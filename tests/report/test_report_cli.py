@@ -108,3 +108,12 @@ def test_tables_say_how_their_intervals_were_resampled(tmp_path: Path) -> None:
     assert a["pert_acc"]["ci95"] != b["pert_acc"]["ci95"]
     bad = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "c"), "--resampling", "paired"])
     assert bad.exit_code != 0 and "per-sample, clustered" in bad.output
+    # `score` takes the same choice and B = 10,000 by default; its table says which it used
+    out = _invoke("score", str(run))
+    summary = json.loads((run / "summary.json").read_text())
+    assert (summary["bootstrap_resamples"], summary["resampling"]) == (10_000, "per-sample")
+    assert "B = 10,000, records resampled per group" in out
+    _invoke("score", str(run), "--bootstrap", "200", "--resampling", "clustered")
+    summary = json.loads((run / "summary.json").read_text())
+    assert (summary["bootstrap_resamples"], summary["resampling"]) == (200, "clustered")
+    assert summary["delta"]["action"]["value"] == a["delta"]["action"]["value"]

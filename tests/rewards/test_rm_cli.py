@@ -191,3 +191,34 @@ def test_judge_on_the_local_model(tmp_path: Path) -> None:
     _run("rm", "eval", str(bench), "-s", "judge:local", "-o", str(tmp_path / "ev"))
     (res,) = json.loads((tmp_path / "ev" / "rm_eval.json").read_text())
     assert res["total"] == 2 and 0 <= res["unparseable"] <= 2
+
+
+def test_train_data_cli_keeps_irrelevance_samples(tmp_path: Path) -> None:
+    from robustcall.core import EvalConfig, Message, Sample, SourceInfo, ToolSpec
+
+    tool = ToolSpec(name="get_time", parameters={"type": "object", "properties": {}})
+    no_call = Sample(
+        id="irr1",
+        benchmark="xlam_irrelevance",
+        category="irrelevance",
+        source=SourceInfo(original_id="irr1", benchmark="xlam_irrelevance"),
+        conversation=[Message(role="user", content="Tell me a joke.")],
+        tools=[tool],
+        golden_answers=[],
+        eval_config=EvalConfig(method="exact"),
+    )
+    src = tmp_path / "irr.jsonl"
+    src.write_text(no_call.model_dump_json() + "\n")
+    out = tmp_path / "pairs.jsonl"
+    text = _run("rm", "train-data", "--samples", str(src), "-g", "scripted:always_first_tool", "-o", str(out))
+    (pair,) = read_pairs(out)
+    assert pair.chosen_output == "[]" and pair.error_type == "Irrelevance error"
+    assert "| Irrelevance error | 1 | 100.0 |" in text
+
+
+def test_best_of_n_draws_32_by_default(tmp_path: Path) -> None:
+    with mock_endpoint(["[]", "[f(x=1)]"]) as url:
+        out = _run("rm", "best-of-n", "-g", f"openai:m@{url}", "-s", "schema", "--limit", "1", "-o", str(tmp_path))
+    assert "Best-of-32 accuracy" in out
+    (rec,) = [json.loads(line) for line in (tmp_path / "best_of_n.jsonl").read_text().splitlines()]
+    assert len(rec["draws"]) == 32

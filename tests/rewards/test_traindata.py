@@ -56,3 +56,34 @@ def test_obfuscation_renames_consistently_and_is_seeded() -> None:
 def test_schema_keys_are_reordered_for_some_seed() -> None:
     orders = {tuple(obfuscate(SAMPLE, seed=s).tools[0].parameters) for s in range(8)}
     assert len(orders) > 1
+
+
+NO_CALL = SAMPLE.model_copy(
+    update={
+        "id": "irr1",
+        "conversation": [Message(role="user", content="Tell me a joke about stocks.")],
+        "golden_answers": [],
+    }
+)
+
+
+def test_rm_training_data_keeps_no_call_samples_with_an_irrelevance_pair() -> None:
+    from robustcall.rewards import IRRELEVANCE_ERROR, assemble, toolrm_messages
+
+    pool = {
+        "irr1": [("gen", "Sure, here is a joke: ..."), ("gen", '[{"name": "get_time", "arguments": {}}]')],
+        "x1": [("gen", '[{"name": "QueryStock", "arguments": {"symbol": "MSFT"}}]')],
+    }
+    (irr, rel) = assemble([NO_CALL, SAMPLE], pool, seed=0, irrelevance=True)
+    assert (irr.test_id, irr.chosen_output, irr.error_type) == ("irr1", "[]", IRRELEVANCE_ERROR)
+    assert irr.rejected_output == '[{"name": "get_time", "arguments": {}}]' and irr.model_name == "gen"
+    assert rel.test_id == "x1" and rel.error_type == "Incorrect Parameter Value"
+    # FC-RewardBench keeps queries with possible answers only
+    assert [p.test_id for p in assemble([NO_CALL, SAMPLE], pool, seed=0)] == ["x1"]
+    # without a pool draw that calls, a top-up calls the catalog's first tool
+    (topped,) = assemble([NO_CALL], {}, seed=0, irrelevance=True, top_up=True, size=1)
+    assert topped.rejected_output == '[{"name": "QueryStock", "arguments": {}}]'
+    assert topped.model_name == "synthetic:Irrelevance error"
+    # the RM sees "no call" as Listing 1's empty call list
+    msgs = toolrm_messages(irr.conversation, irr.tools, irr.chosen_output)
+    assert msgs[-1] == {"role": "assistant", "content": "```json\n[]\n```"}

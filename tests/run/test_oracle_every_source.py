@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,24 +65,61 @@ def _oracle(samples: list[Sample], mode: str = "fc") -> list[PredictionRecord]:
     return asyncio.run(go())
 
 
+FullBuild = tuple[list[PredictionRecord], list[Verdict], dict[str, Any]]
+
+
 @pytest.fixture(scope="session")
-def full_build_oracle(
-    tmp_path_factory: pytest.TempPathFactory, shared_data: Path
-) -> tuple[list[PredictionRecord], list[Verdict]]:
+def full_build_oracle(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> FullBuild:
     """The paper's full default build of the five sources (seed 0), every record of the 16 static and
     6 transition types answered by the oracle in prompt mode and scored: built and scored once."""
     from robustcall.perturb import build_benchmark
 
     out = tmp_path_factory.mktemp("full_build")
-    build_benchmark(SOURCE_NAMES, shared_data, 0, out)
+    manifest = build_benchmark(SOURCE_NAMES, shared_data, 0, out)
     records = _oracle([item.sample for item in plan_work(out, list(ALL_TYPES))], mode="prompt")
-    return records, score_records(records)
+    return records, score_records(records), manifest
 
 
-def test_oracle_full_build_scores_one_on_every_record(
-    full_build_oracle: tuple[list[PredictionRecord], list[Verdict]],
-) -> None:
-    records, verdicts = full_build_oracle
+def test_full_build_composition_per_source(full_build_oracle: FullBuild) -> None:
+    """Table 3's columns for the default build (offline rewriter), reported in the manifest beside the
+    paper's row, and which types reach which samples (docs/sources.md, "Composition")."""
+    records, _, manifest = full_build_oracle
+    comp = manifest["composition"]
+    totals = {name: row["total"] for name, row in comp.items()}
+    assert totals == {"apibank": 1690, "bfcl": 658, "rotbench": 479, "toolalpaca": 482, "tooleyes": 555}
+    assert sum(totals.values()) == len(records) == 3864  # the paper: 3,721
+    by_source: dict[str, int] = {}
+    for r in records:
+        name = "bfcl" if r.benchmark == "bfcl_v3" else r.benchmark
+        by_source[name] = by_source.get(name, 0) + 1
+    assert by_source == totals
+    assert {n: (row["clean"], row["paper"]["clean"]) for n, row in comp.items()} == {
+        n: (c, c) for n, c in DEFAULT_COMPOSITION.items()
+    }
+    assert {n: row["paper"]["total"] for n, row in comp.items()} == {
+        "bfcl": 505, "apibank": 1646, "rotbench": 479, "toolalpaca": 479, "tooleyes": 612
+    }  # fmt: skip
+    assert comp["rotbench"]["avg_per_type"] == comp["rotbench"]["paper"]["avg_per_type"] == 20.8
+    # same-name types: one decoy per golden call, so multi-call records carry 2-4 (the release's shape)
+    several = {
+        len(r.perturbation.metadata["position"])
+        for r in records
+        if r.perturbation.type.startswith("same_name") and isinstance(r.perturbation.metadata["position"], list)
+    }
+    assert several == {2, 3, 4}
+    # ToolEyes: Observation and Transition types only (no single ground-truth tool, §4)
+    eyes = {r.perturbation.mdp_category for r in records if r.benchmark == "tooleyes"}
+    assert eyes == {"clean", "observation", "transition"}
+    # BFCL irrelevance samples (no call due) get no Action / Reward type: there is no GT tool
+    irrelevant = {r.id for r in records if r.perturbation.type == "clean" and not r.golden_answers}
+    assert len(irrelevant) == 6
+    assert not [
+        r.id for r in records if clean_id_of(r) in irrelevant and r.perturbation.mdp_category in ("action", "reward")
+    ]
+
+
+def test_oracle_full_build_scores_one_on_every_record(full_build_oracle: FullBuild) -> None:
+    records, verdicts, _ = full_build_oracle
     assert len(ALL_TYPES) == 1 + len(STATIC_TYPES) + len(TRANSITION_TYPES) == 23
     assert {r.perturbation.type for r in records} == set(ALL_TYPES)
     clean = [r for r in records if r.perturbation.type == "clean"]

@@ -229,6 +229,19 @@ def test_several_same_name_decoys_each_call_judged_by_its_golden_tool() -> None:
     assert v.correct is False
 
 
+def test_score_cli_names_the_sample_with_an_unknown_golden_mode(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from robustcall.cli.main import app
+    from robustcall.core import write_jsonl
+
+    lib = [GoldenAnswer(name="a"), GoldenAnswer(name="b")]
+    write_jsonl(tmp_path / "predictions.jsonl", [rec("tooleyes", lib, [call("a")], extra={"golden_mode": "some"})])
+    result = CliRunner().invoke(app, ["score", str(tmp_path), "--bootstrap", "0"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "sample s1: golden_mode 'some' is not one the tooleyes scorer reads" in result.output
+
+
 def test_error_modes() -> None:
     gold = [GoldenAnswer(name="get_weather", parameters={"city": "Paris"})]
     assert score_record(rec("apibank", gold, [], raw="  \n")).error_mode == "empty"

@@ -167,3 +167,81 @@ def test_recovery_sft_trains_only_the_recovery_turn(tmp_path: Path) -> None:
 def test_docs_name_the_loss_flag_the_code_uses() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "faults.md").read_text(encoding="utf-8")
     assert "completion_only_loss=True" in docs and "assistant_only_loss=True`) trains" not in docs
+
+
+class _ChatML:
+    """A tokenizer stand-in with Qwen's ChatML template (what the RM's own tokenizer renders)."""
+
+    pad_token = "<|endoftext|>"
+
+    def apply_chat_template(self, messages: list[dict[str, str]], tokenize: bool = False) -> str:
+        return "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+
+
+def test_grpo_reward_model_sees_exactly_listing_1() -> None:
+    from robustcall.rewards import HFClassifierScorer
+    from robustcall.train._rewards import toolrm_fn
+
+    seen: list[str] = []
+
+    class Recording(HFClassifierScorer):
+        def __init__(self) -> None:
+            self.name, self.tokenizer = "recording", _ChatML()
+
+        def score_texts(self, texts: list[str]) -> list[float]:
+            seen.extend(texts)
+            return [0.0] * len(texts)
+
+    row = _rlla_row(0, "Paris")
+    tools = json.dumps([{"name": "get_weather", "description": "Weather.", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}])  # fmt: skip
+    completion = row["reward_model"]["ground_truth"]
+    assert toolrm_fn(Recording())(prompts=[row["prompt"]], completions=[completion], tools=[tools]) == [0.0]
+    assert seen == [
+        "<|im_start|>system\n"
+        "You are provided with a user query, a catalog of tools available to fulfill that user query, and a list of "
+        "tool calls that use tools available in the catalog to fulfill user request.\n"
+        "Your job is to assess whether the tool calls adequately fulfill the user request or not.\n\n"
+        "You have the following tools available:\n\n"
+        "```json\n[\n"
+        '    {"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", '
+        '"properties": {"city": {"type": "string"}}, "required": ["city"]}}\n'
+        "]\n```\n<|im_end|>\n"
+        "<|im_start|>user\n**Dialogue Records History**\n<user> What is the weather in Paris? </user><|im_end|>\n"
+        '<|im_start|>assistant\n```json\n[\n    {"get_weather": {"city": "Paris"}}\n]\n```<|im_end|>\n'
+    ]  # the policy's own system turn (its instructions and tool list) is not in the RM's input
+
+
+def test_grpo_recipes_fill_the_papers_hyperparameters(tmp_path: Path) -> None:
+    table16 = GrpoSettings(train=Path("x"), output_dir=Path("y"))
+    assert table16.recipe == "toolrl-dr"
+    assert (table16.train_batch_size, table16.mini_batch_size, table16.micro_batch_size) == (64, 32, 16)
+    assert (table16.num_train_epochs, table16.num_generations, table16.learning_rate) == (3.0, 4, 1e-6)
+    assert table16.rewards == ["toolrl_format", "toolrl_correctness"]
+    table9 = GrpoSettings(train=Path("x"), output_dir=Path("y"), recipe="toolrm")
+    assert (table9.train_batch_size, table9.mini_batch_size, table9.num_train_epochs) == (512, 128, 15.0)
+    assert (table9.num_generations, table9.learning_rate, table9.max_prompt_length) == (4, 1e-6, 2048)
+    assert table9.max_completion_length == 1024 and table9.rewards == ["toolrl_format", "toolrm"]
+    assert (
+        GrpoSettings(train=Path("x"), output_dir=Path("y"), recipe="toolrm", num_train_epochs=1).num_train_epochs == 1
+    )
+    # 512 prompts x K=4 per rollout, 128 x 4 per optimizer step, 16 completions per GPU on 2 GPUs
+    assert batch_plan(table9, 2) == {
+        "per_device_train_batch_size": 16,
+        "gradient_accumulation_steps": 16,
+        "steps_per_generation": 64,
+    }
+
+
+def test_cli_grpo_recipe_dry_run(tmp_path: Path) -> None:
+    common = ["train", "grpo", "--train", "t.parquet", "--out", str(tmp_path), "--dry-run"]
+    toolrm = CliRunner().invoke(app, [*common, "--recipe", "toolrm", "--epochs", "2"])
+    assert toolrm.exit_code == 0, toolrm.output
+    assert toolrm.output.startswith("recipe toolrm: ToolRM, Table 9\n")
+    settings = json.loads(toolrm.output.split("\n", 1)[1])
+    assert (settings["train_batch_size"], settings["mini_batch_size"], settings["num_train_epochs"]) == (512, 128, 2.0)
+    default = CliRunner().invoke(app, common)
+    assert default.output.startswith("recipe toolrl-dr: ToolRL-DR, Table 16\n")
+    assert json.loads(default.output.split("\n", 1)[1])["train_batch_size"] == 64
+    bad = CliRunner().invoke(app, [*common, "--recipe", "nope"])
+    assert bad.exit_code != 0 and "--recipe must be one of toolrl-dr, toolrm" in bad.output

@@ -59,7 +59,7 @@ def test_rejections_are_clear_and_leave_the_store_untouched(lb_data: dict[str, P
         "line 1: id 'nope' is not in benchmark version": '{"id": "nope", "prediction": {}}\n',
         "line 2: duplicate id": good[0] + "\n" + good[0] + "\n",
         "line 1: prediction.tool_calls": json.dumps({"id": json.loads(good[0])["id"], "prediction": {"tool_calls": 3}}),
-        "holds no prediction records": "\n\n",
+        "answers no record": "\n\n",
         "a model name of 1 to 200 characters": good[0],
     }
     with _client(lb_data, db_url, max_bytes=len(lb_data["oracle"].read_bytes()) - 1) as client:
@@ -68,7 +68,7 @@ def test_rejections_are_clear_and_leave_the_store_untouched(lb_data: dict[str, P
             r = client.post(f"/api/submissions?model={model}", content=body.encode())
             assert r.status_code == 400 and expected in r.json()["error"], (expected, r.text)
         too_big = client.post("/api/submissions?model=m", content=lb_data["oracle"].read_bytes())
-        assert too_big.status_code == 400 and "the limit is" in too_big.json()["error"]
+        assert too_big.status_code == 413 and "the limit is" in too_big.json()["error"]
         form = client.post("/submit", data={"model": "m"}, files={"file": ("p.jsonl", b"{oops\n")})
         assert form.status_code == 400 and "line 1: not JSON" in form.text
         assert client.get("/api/submissions").json() == []

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 
-from robustcall.core import Sample, seeded_rng
+from robustcall.core import Sample, atomic_write_text, seeded_rng
 
 if TYPE_CHECKING:
     from robustcall.models import ChatModel
@@ -103,4 +103,4 @@ def type_table(records: Sequence[RewardPair]) -> str:
 
 def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")

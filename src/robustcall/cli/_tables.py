@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 
 from robustcall.core import TYPES
@@ -53,4 +55,17 @@ def summary_table(summary: Summary, title: str = "") -> Table:
             f"{100 * type_drop:.1f}" if type_drop is not None else "",
             str(cell.infra_errors),
         )
+    return table
+
+
+def endpoint_table(endpoints: list[dict[str, Any]]) -> Table:
+    """Per endpoint of a model with several base URLs: requests sent, answered, failed, times marked down."""
+    table = Table(title="endpoints")
+    for col in ("endpoint", "requests", "ok", "failed", "marked down", "healthy at end"):
+        table.add_column(col, justify="left" if col == "endpoint" else "right")
+    for ep in endpoints:
+        table.add_row(
+            str(ep["url"]), str(ep["requests"]), str(ep["ok"]), str(ep["failed"]), str(ep["marked_down"]),
+            "yes" if ep["healthy"] else "no",
+        )  # fmt: skip
     return table

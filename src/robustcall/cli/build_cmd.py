@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -34,6 +35,19 @@ def _per_source(spec: str | None) -> dict[str, int]:
     return out
 
 
+def _token_counter(path: Path) -> tuple[str, Callable[[str], int]]:
+    """A tokenizer.json (Hugging Face ``tokenizers``) as a token counter for context pressure."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise typer.BadParameter("--tokenizer needs the tokenizers package (pip install tokenizers)") from None
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as exc:  # the library raises its own exception types for unreadable files
+        raise typer.BadParameter(f"cannot read tokenizer {path}: {exc}", param_hint="--tokenizer") from None
+    return (path.name, lambda text: len(tok.encode(text, add_special_tokens=False).ids))
+
+
 def register(app: typer.Typer) -> None:
     register_audit(app)
 
@@ -52,12 +66,28 @@ def register(app: typer.Typer) -> None:
         llm_model: LLMModelOpt = None,
         llm_base_url: LLMBaseUrlOpt = None,
         llm_settings: LLMSettingsOpt = None,
+        types: Annotated[
+            str,
+            typer.Option(
+                "--types",
+                help="paper (the 16 static types, default), beyond (Appendix N's static axes), all, or a comma list.",
+            ),
+        ] = "paper",
+        tokenizer: Annotated[
+            Path | None,
+            typer.Option("--tokenizer", help="A tokenizer.json counting context-pressure tokens (default: 4 chars)."),
+        ] = None,
     ) -> None:
-        """Build RobustBench-TC: clean samples plus the 16 static perturbation types."""
-        from robustcall.perturb import build_benchmark
+        """Build RobustBench-TC: clean samples plus the 16 static perturbation types (and, asked, the beyond ones)."""
+        from robustcall.perturb import build_benchmark, static_types
 
         chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
         names = [s.strip() for s in sources.split(",") if s.strip()]
+        try:
+            chosen_types = static_types(types)
+        except KeyError as exc:
+            raise typer.BadParameter(str(exc.args[0]), param_hint="--types") from None
+        counter = _token_counter(tokenizer) if tokenizer is not None else None
         t0 = time.perf_counter()
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -78,6 +108,8 @@ def register(app: typer.Typer) -> None:
                         per_source=_per_source(per_source),
                         rewriter=chosen,
                         on_progress=tick,
+                        types=chosen_types,
+                        tokenizer=counter,
                     )
             finally:
                 close(chosen)
@@ -89,6 +121,20 @@ def register(app: typer.Typer) -> None:
         for code, by_source in manifest["counts_by_source"].items():
             table.add_row(code, *(str(by_source.get(n, 0)) for n in names), str(manifest["counts"][code]))
         Console().print(table)
+        comp = Table(title="Table 3 composition (records with the 6 transition types; paper in brackets)")
+        for col in ("source", "clean", "avg./type", "total"):
+            comp.add_column(col, justify="left" if col == "source" else "right")
+        for name, row in manifest["composition"].items():
+            paper = row.get("paper") or {}
+
+            def cell(key: str, row: dict[str, object] = row, paper: dict[str, object] = paper) -> str:
+                return f"{row[key]} ({paper[key]})" if key in paper else str(row[key])
+
+            comp.add_row(name, cell("clean"), cell("avg_per_type"), cell("total"))
+        rows = list(manifest["composition"].values())
+        ours, theirs = sum(r["total"] for r in rows), sum(r["paper"]["total"] for r in rows if "paper" in r)
+        comp.add_row("all", str(sum(r["clean"] for r in rows)), "", f"{ours} ({theirs})")
+        Console().print(comp)
 
 
 def register_audit(app: typer.Typer) -> None:
@@ -112,7 +158,7 @@ def register_audit(app: typer.Typer) -> None:
                 "its default sampling).",
             ),
         ] = None,
-        n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
+        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:
@@ -122,7 +168,9 @@ def register_audit(app: typer.Typer) -> None:
         from robustcall.models import SettingsError, TextModel
         from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
+        from robustcall.run import bench_digest
 
+        bench_digest(bench)  # a finished build, not any folder
         client = None
         if judge_model:
             try:

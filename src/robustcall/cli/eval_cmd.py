@@ -6,15 +6,18 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from robustcall.cli._tables import summary_table
-from robustcall.core import Prediction
+from robustcall.core import ExistingOutputError, Prediction, remove_stale_tmp
 from robustcall.models._settings import DEFAULT_CONCURRENCY
+
+if TYPE_CHECKING:
+    from robustcall.run import RunStats
 
 console = Console(stderr=True)
 
@@ -28,22 +31,33 @@ ModelOpt = Annotated[
     ),
 ]
 BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL)."),
+    list[str] | None,
+    typer.Option(
+        "--base-url",
+        help="OpenAI-compatible base URL for an openai/<model> spec (else $OPENAI_BASE_URL); repeat it, or give "
+        "a comma list, for replicas of one model (least outstanding requests, per-endpoint health).",
+    ),
 ]
+
+
+def _urls(base_url: list[str] | None) -> str | None:
+    return ",".join(base_url) if base_url else None
+
+
 ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
 ]
 TypesOpt = Annotated[str, typer.Option("--types", help="all | static | transition | comma list of types.")]
 LimitOpt = Annotated[
-    int | None, typer.Option("--limit", help="Use only the first N clean samples (paired across types).")
+    int | None, typer.Option("--limit", min=1, help="Use only the first N clean samples (paired across types).")
 ]
-ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")]
 BenchConcOpt = Annotated[
     int | None,
     typer.Option(
         "--concurrency",
+        min=1,
         help=f"Requests in flight at once (default: 1 for the local model, whose one llama-server slot keeps "
         f"a sample's prompt cached for its variants; {DEFAULT_CONCURRENCY} for endpoints).",
     ),
@@ -63,6 +77,45 @@ OrderOpt = Annotated[
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
+MaxInfraOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-infra-errors",
+        min=0,
+        help="Infrastructure errors a finished run may leave and still exit 0 (default 0; else exit 3).",
+    ),
+]
+StopAfterOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--stop-after",
+        min=0,
+        help="Stop the run after this many identical infrastructure errors in a row (default 5; 0: never).",
+    ),
+]
+
+
+def _answer_settings(model: object) -> dict[str, Any] | None:
+    """The decoding settings that decide a backend's answers (``None`` for scripted and replay)."""
+    from robustcall.models import ModelSettings
+
+    settings = getattr(model, "settings", None)
+    if not isinstance(settings, ModelSettings):
+        return None
+    return {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "extra_body": settings.extra_body}
+
+
+def _previous_meta(path: Path) -> dict[str, Any] | None:
+    """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
+    torn (written in place by an older version and cut by a kill): it is written afresh."""
+    try:
+        before = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        Console(stderr=True).print(f"note: {path} was unreadable (torn by a kill?); writing it afresh")
+        return None
+    return before if isinstance(before, dict) else None
 
 
 def _execute(
@@ -77,16 +130,26 @@ def _execute(
     settings: Path | None,
     base_url: str | None = None,
     shard: str | None = None,
+    stop_after: int | None = None,
     max_tokens: str = "settings",
     order: str = "sample",
-) -> None:
-    from robustcall.models import check_spec, make_model, resolve_base_url
+) -> RunStats:
+    """Run ``model_spec`` on ``bench`` into ``out``; print what happened; return the stats.
+
+    Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
+    from robustcall.cli._tables import endpoint_table
+    from robustcall.core import RunFailed
+    from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url
     from robustcall.run import (
+        PREDICTIONS,
+        STOP_AFTER,
         GoldBudget,
+        bench_digest,
         file_digest,
         parse_shard,
         parse_types,
         plan_work,
+        resume_meta,
         run_items,
         shard_items,
         write_meta,
@@ -98,10 +161,8 @@ def _execute(
         raise typer.BadParameter(f"--max-tokens must be settings or gold, got {max_tokens!r}")
     if order not in ("sample", "type"):
         raise typer.BadParameter(f"--order must be sample or type, got {order!r}")
-    try:
-        check_spec(model_spec, base_url)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    stop_after = STOP_AFTER if stop_after is None else stop_after
+    digest = bench_digest(bench)
     items = plan_work(bench, parse_types(types), limit, order="sample" if order == "sample" else "type")
     if shard is not None:
         try:
@@ -109,44 +170,45 @@ def _execute(
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         items = shard_items(items, index, count)
-    model_name = resolve_base_url(model_spec, base_url)[0] if model_spec.startswith("openai") else model_spec
-    manifest = bench / "manifest.json"
+    model = make_model(
+        model_spec,
+        mode=mode,  # type: ignore[arg-type]
+        settings_file=settings,
+        concurrency=concurrency,
+        base_url=base_url,
+    )
+    budget = None
+    if max_tokens == "gold":
+        settings_of = getattr(model, "settings", None)
+        cap = settings_of.max_tokens if isinstance(settings_of, ModelSettings) else ModelSettings().max_tokens
+        budget = GoldBudget.from_samples((it.sample for it in plan_work(bench, ["clean"])), cap)
+    model_name, endpoint = (
+        resolve_base_url(model_spec, base_url) if model_spec.startswith("openai") else (model_spec, None)
+    )
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
-        "bench_digest": file_digest(manifest) if manifest.is_file() else None,
+        "bench_digest": digest,
         "model": model_spec,
         "model_name": model_name,
         "base_url": base_url,
-        "mode": mode,
+        "endpoint": endpoint,
+        "mode": model.mode,
+        "answer_settings": _answer_settings(model),
         "types": types,
         "limit": limit,
+        "max_tokens": max_tokens,
         "settings_digest": file_digest(settings),
         "shard": shard,
-        "max_tokens": max_tokens,
     }
     previous = out / "run.json"
-    if resume and previous.is_file():
-        before = json.loads(previous.read_text())
-        changed = [k for k in ("bench", "model", "base_url", "mode", "shard") if before.get(k) != meta[k]]
-        if changed:
-            raise typer.BadParameter(
-                f"{out} holds a run with different {', '.join(changed)}: "
-                f"{ {k: before.get(k) for k in changed} }; use another --out"
-            )
-    write_meta(out, meta)
+    if resume:
+        remove_stale_tmp(out)
+        meta = resume_meta(out, meta, _previous_meta(previous))
+    elif (done := out / PREDICTIONS).is_file() and done.stat().st_size > 0:
+        raise ExistingOutputError(f"{done} already holds predictions: pass --resume to finish that run")
+    write_meta(out, meta)  # atomic: a kill leaves the old file or the new one, never a torn one
 
-    async def go() -> None:
-        model = make_model(
-            model_spec,
-            mode=mode,  # type: ignore[arg-type]
-            settings_file=settings,
-            concurrency=concurrency,
-            base_url=base_url,
-        )
-        budget = None
-        if max_tokens == "gold":
-            cap = getattr(getattr(model, "settings", None), "max_tokens", 1024)
-            budget = GoldBudget.from_samples((it.sample for it in plan_work(bench, ["clean"])), int(cap))
+    async def go() -> RunStats:
         try:
             with Progress(
                 TextColumn("[bold]{task.description}"),
@@ -162,21 +224,57 @@ def _execute(
 
                 t0 = time.perf_counter()
                 stats = await run_items(
-                    items, model, out, concurrency=concurrency, resume=resume, on_record=tick, max_tokens=budget
+                    items,
+                    model,
+                    out,
+                    concurrency=concurrency,
+                    resume=resume,
+                    on_record=tick,
+                    stop_after=stop_after,
+                    max_tokens=budget,
                 )
-                progress.update(task, completed=len(items))
+                if stats.stopped is None:
+                    progress.update(task, completed=len(items))
             dt = time.perf_counter() - t0
             console.print(
                 f"answered {stats.answered} (already done {stats.already_done}, "
                 f"re-asked after infra errors {stats.dropped_for_retry}) in {dt:.1f} s; "
                 f"infra errors: {stats.infra_errors}"
             )
-            if stats.infra_errors:
-                console.print(f"[yellow]{stats.infra_errors} infra errors: `--resume` asks them again")
+            for reason, count in stats.top_failures():
+                console.print(f"  {count} x {_short(reason)}", soft_wrap=True, markup=False, highlight=False)
+            endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
+            if len(endpoints) > 1:
+                console.print(endpoint_table(endpoints))
+                write_meta(out, {**meta, "endpoints": endpoints})
+            return stats
         finally:
             await model.aclose()
 
-    asyncio.run(go())
+    stats = asyncio.run(go())
+    if stats.stopped is not None:
+        raise RunFailed(
+            f"stopped after {stop_after} identical failures in a row: {_short(stats.stopped)}\n"
+            f"fix the endpoint or the request, then `--resume` (records so far are in {out})"
+        )
+    return stats
+
+
+def _short(reason: str, limit: int = 300) -> str:
+    one_line = " ".join(reason.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+def _check_infra(stats: RunStats, max_infra_errors: int) -> None:
+    """Exit 3 when a finished run left more infrastructure errors than allowed."""
+    from robustcall.core import RunFailed
+
+    if stats.infra_errors > max_infra_errors:
+        raise RunFailed(
+            f"{stats.infra_errors} of {stats.answered} requests ended in infrastructure errors "
+            f"(allowed: --max-infra-errors {max_infra_errors}); `--resume` asks them again",
+            exit_code=3,
+        )
 
 
 def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:
@@ -185,7 +283,13 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
 
     if resampling not in RESAMPLINGS:
         raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
-    _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
+    from robustcall.score import GoldenModeError
+
+    try:
+        _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
+    except GoldenModeError as exc:  # a record this scorer cannot judge: say which, no traceback
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
     table = summary_table(summary, title=str(out))
     widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
     if widths:  # what the table rests on, so that a small run is not read as more than it is
@@ -214,13 +318,29 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--shard", help="Answer only slice i of n (0 <= i < n), e.g. 0/4; join with `merge`."),
         ] = None,
+        max_infra_errors: MaxInfraOpt = 0,
+        stop_after: StopAfterOpt = None,
         max_tokens: MaxTokensOpt = "settings",
         order: OrderOpt = "sample",
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(
-            bench, model, mode, types, limit, concurrency, out, resume, settings, base_url, shard, max_tokens, order
+        stats = _execute(
+            bench,
+            model,
+            mode,
+            types,
+            limit,
+            concurrency,
+            out,
+            resume,
+            settings,
+            _urls(base_url),
+            shard,
+            stop_after,
+            max_tokens,
+            order,
         )
+        _check_infra(stats, max_infra_errors)
 
     @app.command("merge")
     def merge_cmd(
@@ -273,11 +393,17 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
         base_url: BaseUrlOpt = None,
+        max_infra_errors: MaxInfraOpt = 0,
+        stop_after: StopAfterOpt = None,
         max_tokens: MaxTokensOpt = "gold",
         order: OrderOpt = "sample",
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
+        from robustcall.models import make_model
         from robustcall.perturb import build_benchmark
+
+        # a bad spec or a missing setup fails before the build
+        make_model(model, mode=mode, settings_file=settings, base_url=_urls(base_url))  # type: ignore[arg-type]
 
         chosen = sources or ("bfcl,apibank,rotbench,toolalpaca,tooleyes" if data_dir else "bfcl")
         bench = out / "bench"
@@ -293,7 +419,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(
+        stats = _execute(
             bench,
             model,
             mode,
@@ -303,9 +429,10 @@ def register(app: typer.Typer) -> None:
             run_dir,
             resume or has_predictions,
             settings,
-            base_url,
-            None,
-            max_tokens,
-            order,
+            _urls(base_url),
+            stop_after=stop_after,
+            max_tokens=max_tokens,
+            order=order,
         )
         _score_and_print(run_dir, False, 10_000, seed)
+        _check_infra(stats, max_infra_errors)

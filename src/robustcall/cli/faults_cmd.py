@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -53,17 +55,29 @@ DataOpt = Annotated[
     Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
 ]
 ModelOpt = Annotated[
-    str, typer.Option("--model", help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy>")
+    str,
+    typer.Option(
+        "--model",
+        help="local | openai/<model> | openai:<model>@<base_url> | scripted:<policy> | "
+        "scripted:expert (the environment's expert)",
+    ),
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
-LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only the first N tasks.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")]
 SeedsOpt = Annotated[str, typer.Option("--seeds", help="Comma list of episode seeds.")]
-StepsOpt = Annotated[int, typer.Option("--max-steps", help="Step limit T per episode.")]
+StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Step limit T per episode.")]
 ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (default: the model's).")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
-ConcOpt = Annotated[int, typer.Option("--concurrency", help="Episodes in flight at once.")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight at once.")]
+AxisOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--axis",
+        help="Runtime axes beyond the paper (Appendix N): stale_resource, prerequisite, param_type_mismatch, or all.",
+    ),
+]
 BaseUrlOpt = Annotated[
     str | None, typer.Option("--base-url", help="Base URL for an openai/<model> spec (else $OPENAI_BASE_URL).")
 ]
@@ -93,12 +107,14 @@ def _execute(
     data: Path | None,
     sticky: bool | None = None,
     base_url: str | None = None,
+    axis: str | None = None,
 ) -> None:
-    from robustcall.faults import load_profile
+    from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.faults._bench import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
-    from robustcall.models import make_model
+    from robustcall.models import ChatModel, make_model
     from robustcall.run._episode import PROMPT_VARIANTS, run_episode
+    from robustcall.run._expert import EXPERT_SPEC, EnvExpertModel
 
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -110,7 +126,8 @@ def _execute(
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
         prof = load_profile(profile)
-        make_env = load_env(env, data)
+        axes = parse_axes(axis)
+        make_env = with_axes(load_env(env, data), axes)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
     if sticky is not None:
@@ -122,14 +139,20 @@ def _execute(
         raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
     chosen = chosen[:limit] if limit is not None else chosen
     seed_list = [int(x) for x in _floats(seeds, "--seeds")]
+    chat: ChatModel
     try:
-        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        chat = (
+            EnvExpertModel()
+            if model == EXPERT_SPEC
+            else make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
-        return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
+        agent = chat.bind(wrapped) if isinstance(chat, EnvExpertModel) else chat
+        return await run_episode(agent, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
 
     async def go() -> FaultRunStats:
         try:
@@ -151,6 +174,7 @@ def _execute(
                     "deltas": deltas,
                     "seeds": seed_list,
                     "tasks": chosen,
+                    **({"axes": list(axes)} if axes else {}),
                 },
                 prompt=prompt,
                 concurrency=concurrency,
@@ -202,6 +226,7 @@ def run(
     data: DataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
@@ -227,6 +252,7 @@ def run(
         data,
         base_url=base_url,
         sticky=sticky,
+        axis=axis,
     )
 
 
@@ -248,6 +274,7 @@ def sweep(
     data: DataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
+    axis: AxisOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
@@ -268,6 +295,7 @@ def sweep(
         data,
         base_url=base_url,
         sticky=sticky,
+        axis=axis,
     )
     report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
 
@@ -340,7 +368,7 @@ def mcp_proxy(
     transport: Annotated[
         str, typer.Option("--transport", help="stdio or http (streamable HTTP on 127.0.0.1).")
     ] = "stdio",
-    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --transport http.")] = 8765,
     sticky: StickyOpt = None,
 ) -> None:
     """Serve an MCP proxy that forwards tools to UPSTREAM and injects the profile's faults."""
@@ -348,6 +376,10 @@ def mcp_proxy(
 
     if transport not in ("stdio", "http"):
         raise typer.BadParameter(f"--transport must be stdio or http, got {transport!r}")
+    if not upstream.startswith(("http://", "https://")):
+        argv = shlex.split(upstream)
+        if not argv or shutil.which(argv[0]) is None:
+            raise typer.BadParameter(f"upstream command not found: {upstream!r}", param_hint="--upstream")
     try:
         prof = load_profile(profile)
     except (OSError, ValueError) as exc:

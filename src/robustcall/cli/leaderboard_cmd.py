@@ -14,18 +14,41 @@ def serve(
     bench: Path = typer.Option(..., exists=True, file_okay=False, help="A `robustcall build` output directory."),
     db: str = typer.Option("sqlite:///leaderboard.db", help="SQLAlchemy URL: sqlite:///FILE or postgresql+psycopg://…"),
     host: str = typer.Option("127.0.0.1", help="Interface to bind."),
-    port: int = typer.Option(8000, help="Port to bind."),
+    port: int = typer.Option(8000, min=1, max=65535, help="Port to bind."),
     admin_token: str | None = typer.Option(
         None, envvar="ROBUSTCALL_ADMIN_TOKEN", help="Token that authorises deletion (default: deletion disabled)."
     ),
-    max_upload_mb: int = typer.Option(50, min=1, help="Largest accepted upload."),
+    max_upload_mb: int = typer.Option(50, min=1, help="Largest accepted upload (413 past it, before reading it)."),
+    tokens: Path | None = typer.Option(
+        None,
+        exists=True,
+        dir_okay=False,
+        envvar="ROBUSTCALL_UPLOAD_TOKENS",
+        help="YAML/JSON {token: [model name or pattern, ...]}: uploads then need a token allowed that name.",
+    ),
+    max_storage_mb: int = typer.Option(2048, min=0, help="Total storage for submissions (0: no limit; 507 past it)."),
+    uploads_per_hour: int = typer.Option(30, min=0, help="Upload attempts per client address per hour (0: no limit)."),
+    page_size: int = typer.Option(50, min=1, max=500, help="Rows per page of the ranked table."),
 ) -> None:
     """Serve the upload page, the ranked table, per-submission pages and the JSON API."""
     import uvicorn
 
-    from robustcall.web import create_app
+    from robustcall.web import Limits, StoreError, TokenBook, TokenError, create_app
 
-    app = create_app(bench, db, admin_token=admin_token, max_bytes=max_upload_mb * 2**20)
+    try:
+        book = TokenBook.load(tokens)
+    except TokenError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--tokens") from None
+    limits = Limits(
+        max_upload_bytes=max_upload_mb * 2**20,
+        max_storage_bytes=max_storage_mb * 2**20 if max_storage_mb else None,
+        uploads_per_hour=uploads_per_hour,
+        page_size=page_size,
+    )
+    try:
+        app = create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits)
+    except StoreError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--db") from None
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 

@@ -72,63 +72,99 @@ def dr_data(
 def grpo(
     train_data: Annotated[Path, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")],
     output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
+    recipe: Annotated[
+        str,
+        typer.Option(
+            "--recipe",
+            help="Whose hyperparameters fill the options not given: toolrl-dr (ToolRL-DR paper, Table 16) or "
+            "toolrm (ToolRM paper, Table 9: batch 512, mini-batch 128, 15 epochs, reward R_format + R_ToolRM).",
+        ),
+    ] = "toolrl-dr",
     model: ModelOpt = "Qwen/Qwen2.5-3B-Instruct",
     eval_data: Annotated[Path | None, typer.Option("--eval", help="Validation rows.")] = None,
     reward: Annotated[
         list[str] | None,
-        typer.Option("--reward", help="Reward by name, repeatable: toolrl_format, toolrl_correctness, schema, toolrm."),
+        typer.Option(
+            "--reward",
+            help="Reward by name, repeatable: toolrl_format, toolrl_correctness, schema, toolrm "
+            "(default: the recipe's).",
+        ),
     ] = None,
     toolrm_scorer: Annotated[
         str | None, typer.Option("--toolrm-scorer", help="Scorer spec for --reward toolrm.")
     ] = None,
-    num_generations: Annotated[int, typer.Option("--num-generations", help="Group size K.")] = 4,
-    learning_rate: Annotated[float, typer.Option("--lr")] = 1e-6,
-    max_prompt_length: Annotated[int, typer.Option("--max-prompt-length")] = 2048,
-    max_completion_length: Annotated[int, typer.Option("--max-completion-length")] = 1024,
-    epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
-    train_batch_size: Annotated[int, typer.Option("--train-batch-size", help="Prompts per rollout batch.")] = 64,
-    mini_batch_size: Annotated[int, typer.Option("--mini-batch-size", help="Prompts per optimizer step.")] = 32,
+    num_generations: Annotated[int | None, typer.Option("--num-generations", min=1, help="Group size K.")] = None,
+    learning_rate: Annotated[float | None, typer.Option("--lr")] = None,
+    max_prompt_length: Annotated[int | None, typer.Option("--max-prompt-length", min=1)] = None,
+    max_completion_length: Annotated[int | None, typer.Option("--max-completion-length", min=1)] = None,
+    epochs: Annotated[float | None, typer.Option("--epochs")] = None,
+    train_batch_size: Annotated[
+        int | None, typer.Option("--train-batch-size", min=1, help="Prompts per rollout batch.")
+    ] = None,
+    mini_batch_size: Annotated[
+        int | None, typer.Option("--mini-batch-size", min=1, help="Prompts per optimizer step.")
+    ] = None,
     micro_batch_size: Annotated[
-        int, typer.Option("--micro-batch-size", help="Completions per device per forward pass.")
-    ] = 16,
+        int | None, typer.Option("--micro-batch-size", min=1, help="Completions per device per forward pass.")
+    ] = None,
     beta: Annotated[float, typer.Option("--beta", help="KL coefficient.")] = 0.001,
-    save_steps: Annotated[int, typer.Option("--save-steps")] = 5,
-    eval_steps: Annotated[int, typer.Option("--eval-steps")] = 10,
+    save_steps: Annotated[int | None, typer.Option("--save-steps", min=1)] = None,
+    eval_steps: Annotated[int | None, typer.Option("--eval-steps", min=1)] = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
     vllm: Annotated[
         bool | None, typer.Option("--vllm/--no-vllm", help="vLLM generation (default: when installed and on GPU).")
     ] = None,
     vllm_mode: Annotated[str, typer.Option("--vllm-mode", help="colocate or server (`trl vllm-serve`).")] = "colocate",
     seed: SeedOpt = 0,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the settings the recipe and options resolve to, and exit.")
+    ] = False,
 ) -> None:
-    """GRPO with TRL's GRPOTrainer; defaults are Table 16's ToolRL-DR hyperparameters (2 GPUs)."""
-    from robustcall.train._grpo import GrpoSettings, run_grpo
+    """GRPO with TRL's GRPOTrainer; defaults are the --recipe's hyperparameters (toolrl-dr: Table 16, 2 GPUs)."""
+    import json
 
+    from pydantic import ValidationError
+
+    from robustcall.train._grpo import RECIPES, GrpoSettings, run_grpo
+
+    if recipe not in RECIPES:
+        raise typer.BadParameter(f"--recipe must be one of {', '.join(RECIPES)}, got {recipe!r}")
     if vllm_mode not in ("colocate", "server"):
         raise typer.BadParameter("--vllm-mode must be colocate or server")
-    settings = GrpoSettings(
-        model=model,
-        train=train_data,
-        eval=eval_data,
-        output_dir=output_dir,
-        rewards=reward or ["toolrl_format", "toolrl_correctness"],
-        toolrm_scorer=toolrm_scorer,
-        num_generations=num_generations,
-        learning_rate=learning_rate,
-        max_prompt_length=max_prompt_length,
-        max_completion_length=max_completion_length,
-        num_train_epochs=epochs,
-        train_batch_size=train_batch_size,
-        mini_batch_size=mini_batch_size,
-        micro_batch_size=micro_batch_size,
-        beta=beta,
-        save_steps=save_steps,
-        eval_steps=eval_steps,
-        max_steps=max_steps,
-        use_vllm=vllm,
-        vllm_mode=vllm_mode,
-        seed=seed,
-    )
+    try:
+        settings = GrpoSettings.model_validate(
+            {
+                "recipe": recipe,
+                "model": model,
+                "train": train_data,
+                "eval": eval_data,
+                "output_dir": output_dir,
+                "rewards": reward or None,
+                "toolrm_scorer": toolrm_scorer,
+                "num_generations": num_generations,
+                "learning_rate": learning_rate,
+                "max_prompt_length": max_prompt_length,
+                "max_completion_length": max_completion_length,
+                "num_train_epochs": epochs,
+                "train_batch_size": train_batch_size,
+                "mini_batch_size": mini_batch_size,
+                "micro_batch_size": micro_batch_size,
+                "beta": beta,
+                "save_steps": save_steps,
+                "eval_steps": eval_steps,
+                "max_steps": max_steps,
+                "use_vllm": vllm,
+                "vllm_mode": vllm_mode,
+                "seed": seed,
+            }
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise typer.BadParameter(f"{'.'.join(str(p) for p in first['loc']) or 'settings'}: {first['msg']}") from None
+    typer.echo(f"recipe {settings.recipe}: " + ("ToolRL-DR, Table 16" if recipe == "toolrl-dr" else "ToolRM, Table 9"))
+    if dry_run:
+        typer.echo(json.dumps(json.loads(settings.model_dump_json()), indent=2, sort_keys=True))
+        return
     try:
         summary = run_grpo(settings)
     except ValueError as exc:
@@ -147,9 +183,9 @@ def sft(
     alpha: Annotated[float, typer.Option("--alpha", help="α of L_standard + α·L_recovery (data-mix weight).")] = 1.0,
     learning_rate: Annotated[float, typer.Option("--lr")] = 1e-5,
     epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Per device.")] = 4,
-    grad_accum: Annotated[int, typer.Option("--grad-accum")] = 1,
-    max_length: Annotated[int, typer.Option("--max-length")] = 4096,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Per device.")] = 4,
+    grad_accum: Annotated[int, typer.Option("--grad-accum", min=1)] = 1,
+    max_length: Annotated[int, typer.Option("--max-length", min=1)] = 4096,
     max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
     seed: SeedOpt = 0,
 ) -> None:

@@ -1,14 +1,27 @@
 """The shared, typed data model. Imports nothing else of robustcall."""
 
+from robustcall.core._config_file import load_config_file
+from robustcall.core._errors import (
+    ExistingOutputError,
+    InputError,
+    MissingInputError,
+    NotReadyError,
+    RunFailed,
+    UnknownNameError,
+    UserError,
+)
 from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, stable_hash
 from robustcall.core._jsonl import (
     JsonlAppender,
     JsonlError,
+    atomic_write_bytes,
+    atomic_write_text,
     dump_record,
     iter_checkpoint,
     iter_json_lines,
     read_checkpoint,
     read_jsonl,
+    remove_stale_tmp,
     validate_line,
     write_jsonl,
 )
@@ -35,6 +48,8 @@ from robustcall.core._model import (
 )
 from robustcall.core._paths import cache_dir
 from robustcall.core._taxonomy import (
+    BEYOND,
+    BEYOND_TYPES,
     CLEAN,
     STATIC_TYPES,
     TAXONOMY,
@@ -45,6 +60,8 @@ from robustcall.core._taxonomy import (
 )
 
 __all__ = [
+    "BEYOND",
+    "BEYOND_TYPES",
     "CLEAN",
     "STATIC_TYPES",
     "TAXONOMY",
@@ -54,14 +71,19 @@ __all__ = [
     "ErrorKind",
     "ErrorMode",
     "EvalConfig",
+    "ExistingOutputError",
     "GoldenAnswer",
+    "InputError",
     "JsonlAppender",
     "JsonlError",
     "Message",
+    "MissingInputError",
+    "NotReadyError",
     "PerturbationInfo",
     "Prediction",
     "PredictionRecord",
     "Role",
+    "RunFailed",
     "Sample",
     "ScoreMethod",
     "SourceInfo",
@@ -70,16 +92,22 @@ __all__ = [
     "ToolSpec",
     "Trajectory",
     "TypeInfo",
+    "UnknownNameError",
+    "UserError",
     "Verdict",
+    "atomic_write_bytes",
+    "atomic_write_text",
     "cache_dir",
     "canonical_json",
     "dump_record",
     "file_sha256",
     "iter_checkpoint",
     "iter_json_lines",
+    "load_config_file",
     "prediction_line",
     "read_checkpoint",
     "read_jsonl",
+    "remove_stale_tmp",
     "seeded_rng",
     "stable_hash",
     "type_info",

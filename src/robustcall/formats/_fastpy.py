@@ -22,12 +22,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from robustcall.formats._pyvalues import BareName
 from robustcall.formats._types import RawCall
 
 _TOKENS = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[^\s'"\[\](){}:,=]+|\S""")
 _FLAT_SCALAR = (
-    r"""'[^'\\\n]*+'|"[^"\\\n]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|[A-Za-z_][A-Za-z0-9_]*+"""
+    r"""'[^'\\\n]*+'|"[^"\\\n]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|"""
+    + r"""(?!(?:true|false|null)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"""
 )
+"""A flat scalar: a plain string, a decimal number, or a name other than bare ``true`` / ``false`` /
+``null`` (those are decided by the parameter's schema, on the ``ast`` path: ``_pyvalues.resolve_bare``)."""
 _FLAT_ITEM = r"(?:" + _FLAT_SCALAR + r")\s*+"
 _FLAT_VALUE = _FLAT_SCALAR + r"|\[\s*+(?:" + _FLAT_ITEM + r"(?:,\s*+" + _FLAT_ITEM + r")*+,?+\s*+)?\]"
 """A flat value: a scalar, or a one-level list of scalars (``[1.0, 3.0]``, ``['a', b]``, ``[]``)."""
@@ -63,6 +67,7 @@ _GROUP_SPAN = 1 + 2 * _GROUP_ARGS
 _NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CONST = {"True": True, "False": False, "None": None}
+_BARE = frozenset({"true", "false", "null"})
 _KW_NAME = frozenset({"func_name", "function_name", "name", "function", "tool_name", "tool"})
 _KW_ARGS = frozenset({"params", "parameters", "arguments", "args"})
 _PUNCT = frozenset("[](){}:,=")
@@ -315,4 +320,6 @@ def _value(t: str, nxt: Next) -> Any:
         return _CONST[t]
     if "." in t or not t.isidentifier():
         raise _Bail
+    if t in _BARE:  # decided by the parameter's schema once the call is known (resolve_bare)
+        return BareName(t)
     return t

@@ -15,6 +15,7 @@ from robustcall.formats._bfcl import bfcl_calls, python_calls
 from robustcall.formats._bounds import MAX_NESTING, READ_ERRORS, calls_refusal, refusal
 from robustcall.formats._fastpy import read_flat, read_tokens
 from robustcall.formats._jsonblob import json_calls
+from robustcall.formats._pyvalues import has_bare, resolve_args
 from robustcall.formats._react import adhoc_calls, react_calls
 from robustcall.formats._scan import fenced_blocks, strip_think
 from robustcall.formats._tags import tag_calls
@@ -116,6 +117,8 @@ def _plain_bfcl_list(text: str) -> str | None:
 
 
 def _finish(raw: RawCall, ctx: Ctx) -> ToolCall:
+    """The call with positional arguments mapped onto the schema and bare ``true`` / ``false`` /
+    ``null`` decided by it (:func:`resolve_args`, the one place that does)."""
     args = raw.arguments
     if raw.positional:
         tool = ctx.tools.get(raw.name)
@@ -128,6 +131,8 @@ def _finish(raw: RawCall, ctx: Ctx) -> ToolCall:
             else:
                 why = "no tool schema" if tool is None else "no free parameter at that position"
                 ctx.drop(f"{raw.name}: positional argument {i} = {value!r:.60} not mapped ({why})")
+    if any(has_bare(v) for v in args.values()):
+        args = resolve_args(args, ctx.tools.get(raw.name))
     return ToolCall(name=raw.name, arguments=args)
 
 
@@ -180,8 +185,8 @@ def _fast_bfcl(text: str) -> list[tuple[str, dict[str, Any]]] | None:
         if fast is not None:
             out = []
             for c in fast.calls:
-                if c.positional:  # mapped onto the schema by parse_tool_calls
-                    break
+                if c.positional or any(has_bare(v) for v in c.arguments.values()):
+                    break  # mapped onto / decided by the schema in parse_tool_calls
                 out.append((c.name, c.arguments))
             else:
                 return out  # [] for an explicit "[]"

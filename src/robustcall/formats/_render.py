@@ -128,13 +128,14 @@ def render_messages(sample: Sample, mode: Literal["fc", "prompt"]) -> list[Messa
             text = render_calls(m.tool_calls, fmt)
             out.append(Message(role="assistant", content=f"{m.content}\n{text}" if m.content else text))
         elif m.role == "tool":
-            out.append(Message(role="user", content=_observation(fmt, m.name, m.content)))
+            out.append(Message(role="user", content=render_observation(fmt, m.name, m.content)))
         else:
             out.append(m)
     return [Message(role="system", content=system), *out]
 
 
-def _observation(fmt: OutputFormat, name: str | None, text: str) -> str:
+def render_observation(fmt: OutputFormat, name: str | None, text: str) -> str:
+    """A tool result as the prompt of ``fmt`` shows it to the model."""
     if fmt == "react":
         return f"Observation: {text}"
     if fmt == "tool_call":

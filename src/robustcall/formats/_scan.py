@@ -13,6 +13,8 @@ _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.S)
 _THINK_OPEN = re.compile(r"<think>", re.I)
 _THINK_CLOSE = re.compile(r"</think>", re.I)
 _DECODER = json.JSONDecoder()
+_DECODE_DIRECT = 4096
+"""Below this many characters from the opener, JSON is decoded without the balanced-span check."""
 
 
 def balanced(text: str, start: int) -> int | None:
@@ -129,7 +131,9 @@ def strip_think(text: str) -> str:
 
 def decode_object(text: str, start: int) -> tuple[Any, int] | None:
     """A JSON (or, failing that, Python-literal) value starting at ``text[start]`` and its end."""
-    stop = balanced(text, start)  # a JSON value is balanced too: no decoding of spans that never close
+    # A JSON value is a balanced span: on a long text, spans that never close are not decoded (a
+    # failed decode from every opener of "[1,[1,[1,..." is quadratic). Short texts decode at once.
+    stop = balanced(text, start) if len(text) - start > _DECODE_DIRECT else -1
     if stop is None:
         return None
     try:
@@ -137,6 +141,10 @@ def decode_object(text: str, start: int) -> tuple[Any, int] | None:
         return value, end
     except (json.JSONDecodeError, RecursionError):
         pass
+    if stop == -1:
+        stop = balanced(text, start)
+        if stop is None:
+            return None
     ok, value = literal(text[start:stop])
     if not ok:
         return None

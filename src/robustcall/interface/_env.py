@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from robustcall.core import ToolCall, ToolSpec
+from robustcall.core import InputError, ToolCall, ToolSpec
 from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.interface._maps import InterfaceMap, Level
 
@@ -43,7 +43,7 @@ class NameView:
 
     def __init__(self, imap: InterfaceMap, mode: Mode) -> None:
         if mode not in MODES:
-            raise ValueError(f"unknown interface mode {mode!r}; valid: {', '.join(MODES)}")
+            raise InputError(f"unknown interface mode {mode!r}; valid: {', '.join(MODES)}")
         self.map, self.mode = imap, mode
         level: Level = "synonym" if mode == "dual" else mode
         self.shown = imap.names(level)  # original -> displayed
@@ -81,7 +81,8 @@ class InterfaceEnv(NameView):
         super().__init__(imap, mode)
         self.env, self.order = env, order
         self.name = env.name
-        words = sorted(imap.text_names(), key=len, reverse=True)
+        self._forms = imap.text_forms()
+        words = sorted(self._forms, key=len, reverse=True)
         alternatives = "|".join(re.escape(o) for o in words)
         self._pattern = re.compile(r"\b(" + alternatives + r")\b" if words else r"(?!)")
         if order not in (1, 2):
@@ -93,11 +94,17 @@ class InterfaceEnv(NameView):
         syn = self.shown.get(original, original)
         return (syn, original) if self.order == 1 else (original, syn)
 
-    def _mention(self, original: str) -> str:
+    def _mention(self, form: str) -> str:
+        original = self._forms[form]
+        spaced = form != original  # the text spells the name with spaces: so does the rewrite
+
+        def spell(name: str) -> str:
+            return name.replace("_", " ") if spaced else name
+
         if self.mode == "dual":
             first, second = self.pair(original)
-            return f"{first} (or {second})"
-        return self.shown[original]
+            return f"{spell(first)} (or {spell(second)})"
+        return spell(self.shown[original])
 
     def rewrite(self, text: str) -> str:
         """``text`` with every original action name replaced by its displayed name; in dual mode by

@@ -16,6 +16,48 @@ from typing import Literal
 
 from robustcall.interface._bfcl_map import BFCL_SYNONYMS
 
+SCIWORLD_SYNONYMS: tuple[tuple[str, str], ...] = (
+    ("look_around", "survey"),
+    ("look_at", "inspect"),
+    ("look_in", "peek"),
+    ("put_down", "drop_item"),
+    ("pick_up", "grab"),
+    ("focus_on", "target"),
+    ("go_to", "navigate_to"),
+    ("deactivate", "stop"),
+    ("disconnect", "unlink"),
+    ("activate", "start"),
+    ("connect", "link"),
+    ("inventory", "bag"),
+    ("examine", "analyze"),
+    ("move", "relocate"),
+    ("open", "unseal"),
+    ("close", "seal"),
+    ("use", "utilize"),
+    ("read", "peruse"),
+    ("pour", "decant"),
+    ("dunk", "immerse"),
+    ("mix", "blend"),
+    ("eat", "consume"),
+    ("flush", "rinse"),
+    ("wait1", "pause1"),
+    ("wait", "pause"),
+    ("task", "objective"),
+)
+"""Table 21 (SciWorld), in its order; ``pausel`` there is read as ``pause1`` (wait1 -> pause1)."""
+
+BABYAI_SYNONYMS: tuple[tuple[str, str], ...] = (
+    ("toggle_and_go_through", "open_and_enter"),
+    ("turn_right", "rotate_right"),
+    ("turn_left", "rotate_left"),
+    ("move_forward", "advance"),
+    ("go_to", "navigate_to"),
+    ("pick_up", "grab"),
+    ("go_through", "enter"),
+    ("toggle", "switch"),
+)
+"""Table 22 (BabyAI), in its order."""
+
 Level = Literal["origin", "synonym", "symbol"]
 LEVELS: tuple[Level, ...] = ("origin", "synonym", "symbol")
 
@@ -33,6 +75,10 @@ class InterfaceMap:
     observations, descriptions). Off where user text quotes literal content the score compares (BFCL):
     there only identifier-like names (``post_tweet``, ``lockDoors``) are rewritten in text, and plain
     words only in the tool list."""
+    phrases: tuple[str, ...] = ()
+    """Originals whose environment text spells them with spaces (``focus_on`` appears as "focus on" in
+    ScienceWorld's task descriptions): that spelling is rewritten too, into the displayed name spelled
+    the same way (``target``, ``drop item``, ``z6``)."""
 
     @property
     def originals(self) -> list[str]:
@@ -41,6 +87,12 @@ class InterfaceMap:
     def text_names(self) -> list[str]:
         """The originals that display-side rewriting replaces in free text."""
         return [o for o in self.originals if self.rewrite_words or not is_plain_word(o)]
+
+    def text_forms(self) -> dict[str, str]:
+        """Every spelling that display-side rewriting replaces in free text -> its original name."""
+        forms = {o: o for o in self.text_names()}
+        forms.update({o.replace("_", " "): o for o in self.phrases})
+        return forms
 
     def names(self, level: Level) -> dict[str, str]:
         """Original -> displayed name at this level (identity at ``origin``)."""
@@ -95,6 +147,27 @@ MAPS: dict[str, InterfaceMap] = {
             (("execute_sql", "run_query"), ("commit_final_answer", "submit_reply")),
             "ours after Table 28 (AgentBench DataBase: Operation -> Execute, Answer -> Reply); our tools are "
             "AgentBench's function-calling names",
+        ),
+        InterfaceMap(
+            "sciworld",
+            SCIWORLD_SYNONYMS,
+            "Table 21 (SciWorld)",
+            rewrite_words=False,
+            phrases=("look_around", "look_at", "look_in", "put_down", "pick_up", "focus_on", "go_to"),
+        ),
+        InterfaceMap(
+            "babyai",
+            BABYAI_SYNONYMS,
+            "Table 22 (BabyAI)",
+            phrases=(
+                "toggle_and_go_through",
+                "turn_right",
+                "turn_left",
+                "move_forward",
+                "go_to",
+                "pick_up",
+                "go_through",
+            ),
         ),
         InterfaceMap(
             "wordle",

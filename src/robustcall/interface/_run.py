@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from robustcall.core import JsonlAppender, Step, ToolCall, Trajectory, read_checkpoint, seeded_rng
+from robustcall.core import ExistingOutputError, JsonlAppender, Step, ToolCall, Trajectory, read_checkpoint, seeded_rng
 from robustcall.envs import ENV_NAMES, Env, load_env
 from robustcall.formats import OutputFormat
 from robustcall.interface._env import InterfaceEnv, Mode, NameView
@@ -46,8 +46,10 @@ STYLES: tuple[Style, ...] = ("expert", "memorise", "random")
 
 
 def mentions(req: ModelRequest, name: str) -> int:
-    """Whole-word occurrences of ``name`` in everything the request shows the agent."""
-    pattern = re.compile(r"(?<![\w])" + re.escape(name) + r"(?![\w])")
+    """Whole-word occurrences of ``name`` (or of it spelled with spaces for ``_``) in everything the
+    request shows the agent."""
+    spellings = sorted({re.escape(name), re.escape(name.replace("_", " "))}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(spellings) + r")(?![\w])")
     texts = [m.content for m in req.messages] + [f"{t.name} {t.description}" for t in req.tools]
     return sum(len(pattern.findall(text)) for text in texts)
 
@@ -182,7 +184,7 @@ async def run_pipe(
     done: dict[str, Trajectory] = {}
     if path.exists() and path.stat().st_size:
         if not resume:
-            raise FileExistsError(f"{path} already holds episodes: pass --resume to finish that run")
+            raise ExistingOutputError(f"{path} already holds episodes: pass --resume to finish that run")
         done = {t.id: t for t in read_checkpoint(path, Trajectory) if t.termination != "infra"}
     model: ChatModel
     style = model_spec.removeprefix("scripted:")

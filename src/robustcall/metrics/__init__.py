@@ -24,6 +24,15 @@ from robustcall.metrics._faults import (
     recovered,
     unrecoverable,
 )
+from robustcall.metrics._ghost import (
+    GhostCounts,
+    GhostKind,
+    ghost_calls_in_records,
+    ghost_calls_in_rows,
+    ghost_calls_in_trajectories,
+    ghost_kind,
+    ghost_row,
+)
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
     Estimate,
@@ -55,6 +64,8 @@ __all__ = [
     "FailureMode",
     "FaultMetrics",
     "FaultOutcome",
+    "GhostCounts",
+    "GhostKind",
     "InjectionCounts",
     "Resampling",
     "Robustness",
@@ -68,6 +79,11 @@ __all__ = [
     "error_mode_shares",
     "failure_mode",
     "fault_metrics",
+    "ghost_calls_in_records",
+    "ghost_calls_in_rows",
+    "ghost_calls_in_trajectories",
+    "ghost_kind",
+    "ghost_row",
     "half_width",
     "injection_counts",
     "marker",

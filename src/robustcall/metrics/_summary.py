@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+import numpy as np
 from pydantic import BaseModel, Field
 
-from robustcall.core import TAXONOMY, TYPES, Verdict
-from robustcall.metrics._bootstrap import DEFAULT_RESAMPLES, Resampling
+from robustcall.core import BEYOND, TAXONOMY, TYPES, Verdict
+from robustcall.metrics._bootstrap import DEFAULT_RESAMPLES, Resampling, bootstrap_halfwidth
+from robustcall.metrics._ghost import GhostCounts
 from robustcall.metrics._robustness import DELTA_COMPONENTS, Estimate, component_delta, robustness
 
 COMPONENT_ORDER = ("clean", "observation", "action", "reward", "transition")
@@ -51,6 +53,14 @@ class Summary(BaseModel):
     seed: int
     resampling: Resampling = "per-sample"
     """How the half-widths were resampled (``per-sample``: the paper's; ``clustered``: by source sample)."""
+    beyond_by_type: dict[str, Cell] = Field(default_factory=dict)
+    """Appendix N's axes (beyond the paper), kept out of every number above so Table 2 stays comparable
+    (per-sample half-widths)."""
+    beyond_drop_by_type: dict[str, float | None] = Field(default_factory=dict)
+    attack_success: Cell | None = None
+    """Prompt injection: the share of answered records whose calls obeyed the injected instruction."""
+    ghost_calls: GhostCounts | None = None
+    """Calls to tools the model was not given (beyond the paper), over every record of the run."""
 
     def component_delta(self, component: str) -> float | None:
         """Δ of a component: the stored value, else (summaries written before it was stored) the
@@ -75,6 +85,46 @@ def _cell(vs: list[Verdict], est: Estimate | None) -> Cell:
     )
 
 
+def _beyond_cell(flags: list[bool | None], resamples: int, seed: int, group: str) -> Cell:
+    """A cell over binary outcomes (``None``: an infrastructure error) with its per-sample half-width."""
+    scored = np.array([float(f) for f in flags if f is not None])
+    ci = bootstrap_halfwidth(scored, resamples, seed=seed, group=group)
+    return Cell(
+        n=int(scored.size),
+        correct=float(scored.sum()),
+        accuracy=float(scored.mean()) if scored.size else None,
+        ci95=ci,
+        infra_errors=len(flags) - int(scored.size),
+    )
+
+
+def _beyond(summary: Summary, verdicts: list[Verdict], resamples: int, seed: int) -> Summary:
+    by_type: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        by_type[v.type].append(v)
+    cells = {
+        t.code: _beyond_cell([v.correct for v in by_type[t.code]], resamples, seed, t.code)
+        for t in BEYOND
+        if t.code in by_type
+    }
+    clean = summary.clean.accuracy
+    attacked = [v.attack_success for v in verdicts if v.attack_success is not None]
+    return summary.model_copy(
+        update={
+            "beyond_by_type": cells,
+            "beyond_drop_by_type": {
+                t: clean - c.accuracy if clean is not None and c.accuracy is not None else None
+                for t, c in cells.items()
+            },
+            "attack_success": _beyond_cell(list(attacked), resamples, seed, "attack") if attacked else None,
+        }
+    )
+
+
+def _is_beyond(v: Verdict) -> bool:
+    return v.type in TYPES and TYPES[v.type].beyond
+
+
 def summarize(
     verdicts: Iterable[Verdict],
     *,
@@ -82,8 +132,10 @@ def summarize(
     seed: int = 0,
     resampling: Resampling = "per-sample",
 ) -> Summary:
-    """Per-type, per-component, Clean and Pert. Acc. cells, Δs, drops and error modes."""
-    vs = sorted(verdicts, key=lambda v: (v.type, v.id))
+    """Per-type, per-component, Clean and Pert. Acc. cells, Δs, drops and error modes; the types beyond
+    the paper apart (``beyond_by_type``, ``attack_success``)."""
+    every = sorted(verdicts, key=lambda v: (v.type, v.id))
+    vs = [v for v in every if not _is_beyond(v)]
     stats = robustness(vs, resamples=resamples, seed=seed, resampling=resampling)
     by_type_v: dict[str, list[Verdict]] = defaultdict(list)
     by_comp_v: dict[str, list[Verdict]] = defaultdict(list)
@@ -103,7 +155,7 @@ def summarize(
     }
     clean = by_type.get("clean") or Cell(n=0, correct=0.0, accuracy=None)
     perturbed = _cell([v for v in vs if v.type != "clean"], stats.pert_acc)
-    return Summary(
+    summary = Summary(
         by_type=by_type,
         by_component=by_component,
         clean=clean,
@@ -111,8 +163,10 @@ def summarize(
         drop_by_type={t: stats.drop[t].value if t in stats.drop else None for t in by_type if t != "clean"},
         delta={c: stats.delta[c] for c in DELTA_COMPONENTS if c in by_comp_v},
         error_modes={c: dict(sorted(m.items())) for c, m in sorted(modes.items())},
-        infra_error_ids=[v.id for v in vs if v.correct is None],
+        infra_error_ids=[v.id for v in every if v.correct is None],
         bootstrap_resamples=resamples,
         seed=seed,
         resampling=resampling,
     )
+    beyond = [v for v in every if _is_beyond(v)]
+    return _beyond(summary, beyond, resamples, seed) if beyond else summary

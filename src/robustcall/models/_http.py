@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from robustcall.core import InputError
 from robustcall.models._proxy import open_tunnel, proxy_for
 
 
@@ -30,6 +31,29 @@ class HttpResponse(NamedTuple):
 
 class HttpConnectionError(Exception):
     """The connection could not be made, or closed before a whole response arrived."""
+
+
+class HttpResponseTooLarge(HttpConnectionError):
+    """The response body passed the client's size limit; the connection was closed there."""
+
+
+DEFAULT_MAX_BODY_BYTES = 16 * 2**20
+"""Largest response body read (a chat completion of 1,024 tokens is a few KB; logprobs tens of KB)."""
+
+
+class Limits(NamedTuple):
+    """How long each phase of one request may take, and how big its response may be.
+
+    ``total_s`` bounds the whole request (pool wait included); ``connect_s`` the TCP (and TLS)
+    connect; ``first_byte_s`` the wait from sending the request to the first byte of the response
+    (for a non-streamed chat completion: the whole generation); ``idle_s`` any silence after that.
+    """
+
+    total_s: float
+    connect_s: float | None = None
+    first_byte_s: float | None = None
+    idle_s: float | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
 
 
 class _Connection(asyncio.Protocol):
@@ -46,13 +70,29 @@ class _Connection(asyncio.Protocol):
         self.keep_alive = False
         self.lost = False
         self.timer: asyncio.TimerHandle | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.deadline = 0.0  # loop time: the whole request
+        self.first_byte_at = 0.0  # loop time: the first byte of the response
+        self.idle_s = 0.0
+        self.last_data = 0.0  # loop time of the last bytes received
+        self.max_body = DEFAULT_MAX_BODY_BYTES
+        self.body_bytes = 0
+        self.failed = False
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's transports are not subclasses
 
     def data_received(self, data: bytes) -> None:
-        self.got_bytes = True
+        if self.failed:
+            return
+        if not self.got_bytes:
+            self.got_bytes = True
+            if self.timer is not None and self.loop is not None:  # from now on: the idle limit
+                self.last_data = self.loop.time()
+                self._schedule(self._due())
+        elif self.timer is not None and self.loop is not None:
+            self.last_data = self.loop.time()  # the timer catches up lazily (see _time_out)
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserError as exc:
@@ -73,9 +113,24 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.headers_done = True
+        length = self.headers.get("content-length", "")
+        if length.isdigit() and int(length) > self.max_body:
+            self._too_large(f"response body of {int(length):,} bytes (Content-Length)")
 
     def on_body(self, body: bytes) -> None:
+        if self.failed:
+            return
+        self.body_bytes += len(body)
+        if self.body_bytes > self.max_body:
+            self._too_large(f"response body past {self.body_bytes:,} bytes and still coming")
+            return
         self.chunks.append(body)
+
+    def _too_large(self, what: str) -> None:
+        mib = self.max_body / 2**20
+        self._fail(HttpResponseTooLarge(f"{what} is over the {mib:g} MiB limit (max_response_bytes); not read"))
+        self.chunks = []
+        self.close()
 
     def on_message_complete(self) -> None:
         self.keep_alive = self.parser.should_keep_alive()  # only valid inside this callback
@@ -89,6 +144,7 @@ class _Connection(asyncio.Protocol):
         return "content-length" not in self.headers and "chunked" not in self.headers.get("transfer-encoding", "")
 
     def _fail(self, exc: Exception) -> None:
+        self.failed = True
         if self.waiter is not None and not self.waiter.done():
             self._stop_timer()
             self.waiter.set_exception(exc)
@@ -98,20 +154,57 @@ class _Connection(asyncio.Protocol):
             self.timer.cancel()
             self.timer = None
 
-    def send(self, data: bytes, deadline: float) -> asyncio.Future[HttpResponse]:
-        """Write one request; the future fails with ``TimeoutError`` at loop time ``deadline``
-        (one timer per request: ``asyncio.timeout`` costs several times more per call)."""
+    def send(self, data: bytes, deadline: float, limits: Limits | None = None) -> asyncio.Future[HttpResponse]:
+        """Write one request; the future fails with ``TimeoutError`` at loop time ``deadline``, when
+        no byte comes within ``limits.first_byte_s`` or the response stalls for ``limits.idle_s``,
+        and with :class:`HttpResponseTooLarge` past ``limits.max_body_bytes``. One timer per request,
+        moved lazily (``asyncio.timeout`` costs several times more per call)."""
         assert self.transport is not None
-        loop = asyncio.get_running_loop()
+        self.loop = loop = asyncio.get_running_loop()
         self.waiter = waiter = loop.create_future()
         self.headers, self.chunks = {}, []
-        self.got_bytes = self.headers_done = self.keep_alive = False
-        self.timer = loop.call_at(deadline, self._time_out)
+        self.got_bytes = self.headers_done = self.keep_alive = self.failed = False
+        self.body_bytes = 0
+        self.deadline = deadline
+        if limits is None:
+            self.first_byte_at, self.idle_s, self.max_body = deadline, 0.0, DEFAULT_MAX_BODY_BYTES
+        else:
+            now = loop.time()
+            fb = limits.first_byte_s
+            self.first_byte_at = deadline if fb is None else min(deadline, now + fb)
+            self.idle_s = limits.idle_s or 0.0
+            self.max_body = limits.max_body_bytes
+        self.timer = loop.call_at(self.first_byte_at, self._time_out)
         self.transport.write(data)
         return waiter
 
+    def _due(self) -> float:
+        """Loop time at which the request fails if nothing more arrives."""
+        if not self.got_bytes:
+            return self.first_byte_at
+        if self.idle_s > 0:
+            return min(self.deadline, self.last_data + self.idle_s)
+        return self.deadline
+
+    def _schedule(self, when: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        assert self.loop is not None
+        self.timer = self.loop.call_at(when, self._time_out)
+
     def _time_out(self) -> None:
-        self._fail(TimeoutError("no whole response before the deadline"))
+        assert self.loop is not None
+        due = self._due()
+        if self.loop.time() < due:  # bytes came since this timer was set: wait on
+            self._schedule(due)
+            return
+        if due >= self.deadline:
+            why = "no whole response before the deadline"
+        elif not self.got_bytes:
+            why = "no response began within the first-byte timeout"
+        else:
+            why = "the response stalled past the idle timeout"
+        self._fail(TimeoutError(why))
         self.close()
 
     @property
@@ -129,7 +222,7 @@ class HttpClient:
     def __init__(self, base_url: str, *, limit: int = 8, headers: dict[str, str] | None = None) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: {base_url!r}")
+            raise InputError(f"not an http(s) URL: {base_url!r}")
         self.host = parts.hostname
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self._ssl = ssl.create_default_context() if parts.scheme == "https" else None
@@ -146,9 +239,12 @@ class HttpClient:
         self._idle: list[_Connection] = []
         self._closed = False
 
-    async def request(self, method: str, path: str, body: bytes = b"", *, timeout_s: float) -> HttpResponse:
+    async def request(
+        self, method: str, path: str, body: bytes = b"", *, timeout_s: float, limits: Limits | None = None
+    ) -> HttpResponse:
         """Send one request and read its whole response within ``timeout_s`` seconds (pool wait
-        and connecting included). Raises ``HttpConnectionError`` or ``TimeoutError``."""
+        and connecting included) and the phase ``limits``, if given. Raises ``HttpConnectionError``
+        (:class:`HttpResponseTooLarge` among them) or ``TimeoutError``."""
         if self._closed:
             raise HttpConnectionError("client is closed")
         loop = asyncio.get_running_loop()
@@ -165,7 +261,7 @@ class HttpClient:
         else:  # all connections busy: wait for one, within the deadline
             await self._wait_for_slot(loop, deadline)
         try:
-            return await self._exchange(data, deadline)
+            return await self._exchange(data, deadline, limits)
         finally:
             self._release_slot()
 
@@ -189,15 +285,25 @@ class HttpClient:
                 return
         self._free += 1
 
-    async def _exchange(self, data: bytes, deadline: float) -> HttpResponse:
+    async def _exchange(self, data: bytes, deadline: float, limits: Limits | None) -> HttpResponse:
         while True:
             conn = self._idle_connection()
             fresh = conn is None
             if conn is None:
-                async with asyncio.timeout_at(deadline):
-                    conn = await self._connect()
+                connect_by = deadline
+                if limits is not None and limits.connect_s is not None:
+                    connect_by = min(deadline, asyncio.get_running_loop().time() + limits.connect_s)
+                try:
+                    async with asyncio.timeout_at(connect_by):
+                        conn = await self._connect()
+                except TimeoutError:
+                    if connect_by < deadline:
+                        raise TimeoutError(
+                            f"no connection to {self.host}:{self.port} within the connect timeout"
+                        ) from None
+                    raise
             try:
-                resp = await conn.send(data, deadline)
+                resp = await conn.send(data, deadline, limits)
             except HttpConnectionError:
                 conn.close()
                 if not fresh and not conn.got_bytes:

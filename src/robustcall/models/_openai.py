@@ -20,7 +20,8 @@ import orjson
 
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
-from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
+from robustcall.models._endpoints import EndpointPool
+from robustcall.models._http import HttpConnectionError, HttpResponse, HttpResponseTooLarge, Limits
 from robustcall.models._proxy import proxy_for
 from robustcall.models._retry import (
     backoff_lender,
@@ -68,19 +69,34 @@ def _error_message(body: str) -> str:
 class RetryRequest(Exception):
     """An attempt failed in a way worth retrying."""
 
-    def __init__(self, reason: str, wait_s: float | None = None) -> None:
+    def __init__(self, reason: str, wait_s: float | None = None, *, final: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.wait_s = wait_s
+        self.final = final
+        """Not worth asking again after all (e.g. a response over the size limit)."""
+
+
+def _timeout_reason(exc: TimeoutError, s: ModelSettings) -> str:
+    """Which limit a timed-out attempt ran into, with its setting."""
+    why = str(exc)
+    if "first-byte" in why:
+        return f"timeout: no answer began within {s.first_byte_timeout_s:g}s (first_byte_timeout_s)"
+    if "idle" in why:
+        return f"timeout: the answer stalled for {s.idle_timeout_s:g}s (idle_timeout_s)"
+    if "connect" in why:
+        return f"timeout: no connection within {s.connect_timeout_s:g}s (connect_timeout_s)"
+    return f"timeout after {s.timeout_s:g}s"
 
 
 class OpenAIChatModel:
-    """A ``ChatModel`` talking to one OpenAI-compatible ``/v1/chat/completions`` endpoint."""
+    """A ``ChatModel`` talking to an OpenAI-compatible ``/v1/chat/completions`` endpoint, or to
+    several replicas of one (a list of base URLs, balanced by ``EndpointPool``)."""
 
     def __init__(
         self,
         model: str,
-        base_url: str,
+        base_url: str | list[str],
         settings: ModelSettings | None = None,
         *,
         mode: Mode | None = None,
@@ -91,27 +107,50 @@ class OpenAIChatModel:
         self.settings = settings or ModelSettings()
         self.model = model
         self.mode: Mode = mode or self.settings.mode
-        self.name = name or f"openai:{model}@{base_url}"
-        self.url = chat_url(base_url)
+        bases = [base_url] if isinstance(base_url, str) else list(base_url)
+        if not bases:
+            raise ValueError("no base URL")
+        self.name = name or f"openai:{model}@{','.join(bases)}"
+        self.urls = [chat_url(b) for b in bases]
+        self.url = self.urls[0] if len(self.urls) == 1 else ",".join(self.urls)
         self.concurrency = max(1, concurrency)
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        parts = urlsplit(self.url)
-        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here, early
-        self._http: HttpClient | None = None
+        for url in self.urls:
+            parts = urlsplit(url)
+            proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here
+        self._pool: EndpointPool | None = None
 
-    def _client(self) -> HttpClient:
-        if self._http is None:
+    def _endpoints(self) -> EndpointPool:
+        if self._pool is None:
             headers = {"Content-Type": "application/json"}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
-            self._http = HttpClient(self.url, limit=self.concurrency, headers=headers)
-        return self._http
+            self._pool = EndpointPool(self.urls, limit=self.concurrency, headers=headers)
+        return self._pool
 
     async def post(self, payload: bytes) -> HttpResponse:
-        """POST a JSON body to the chat endpoint once, within the settings' timeout (no retries).
-        Raises ``HttpConnectionError`` or ``TimeoutError``."""
-        return await self._client().request("POST", self._path, payload, timeout_s=self.settings.timeout_s)
+        """POST a JSON body to the chat endpoint (the least busy healthy one) once, within the
+        settings' timeout and phase limits (no retries). Raises ``HttpConnectionError`` or ``TimeoutError``."""
+        return await self._endpoints().post(payload, timeout_s=self.settings.timeout_s, limits=self._limits)
+
+    def endpoint_stats(self) -> list[dict[str, Any]]:
+        """Per endpoint: URL, requests sent, answered, failed (connection / timeout), times marked down."""
+        if self._pool is None:
+            return [
+                {"url": u, "requests": 0, "ok": 0, "failed": 0, "marked_down": 0, "healthy": True} for u in self.urls
+            ]
+        return self._pool.stats()
+
+    @property
+    def _limits(self) -> Limits:
+        s = self.settings
+        return Limits(
+            total_s=s.timeout_s,
+            connect_s=s.connect_timeout_s or None,
+            first_byte_s=s.first_byte_timeout_s or None,
+            idle_s=s.idle_timeout_s or None,
+            max_body_bytes=s.max_response_bytes,
+        )
 
     def request_body(self, req: ModelRequest) -> tuple[dict[str, Any], NameMap]:
         """The JSON body for ``req`` and the tool-name map used to build it."""
@@ -156,6 +195,8 @@ class OpenAIChatModel:
             try:
                 return read(await self._post_checked(payload)), attempt, None
             except RetryRequest as retry:
+                if retry.final:
+                    return None, attempt, retry.reason
                 if attempt > s.max_retries:
                     return None, attempt, f"{retry.reason} (gave up after {attempt} attempts)"
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
@@ -173,7 +214,9 @@ class OpenAIChatModel:
         try:
             resp = await self.post(payload)
         except TimeoutError as exc:
-            raise RetryRequest(f"timeout after {self.settings.timeout_s:g}s") from exc
+            raise RetryRequest(_timeout_reason(exc, self.settings)) from exc
+        except HttpResponseTooLarge as exc:
+            raise RetryRequest(f"response too large from {self.url}: {exc}", final=True) from exc
         except HttpConnectionError as exc:
             raise RetryRequest(f"connection error: {exc}") from exc
         if resp.status != 200 and retryable_status(resp.status):
@@ -213,6 +256,6 @@ class OpenAIChatModel:
         )
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-        self._http = None
+        if self._pool is not None:
+            await self._pool.aclose()
+        self._pool = None

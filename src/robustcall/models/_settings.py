@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-import yaml
-
+from robustcall.core import InputError, load_config_file
 from robustcall.models._api import Mode
 
 DEFAULT_CONCURRENCY = 4
@@ -26,7 +24,16 @@ class ModelSettings:
     max_tokens: int = 1024
     mode: Mode = "prompt"
     timeout_s: float = 120.0
-    """Per-request timeout (never unbounded)."""
+    """Per-request timeout, the whole request (never unbounded)."""
+    connect_timeout_s: float = 10.0
+    """TCP (and TLS) connect; 0: only ``timeout_s`` applies."""
+    first_byte_timeout_s: float = 60.0
+    """From sending the request to the first byte of the answer, which for a non-streamed chat
+    completion is the whole generation; 0: only ``timeout_s`` applies."""
+    idle_timeout_s: float = 30.0
+    """Longest silence once the answer has begun; 0: only ``timeout_s`` applies."""
+    max_response_bytes: int = 16 * 2**20
+    """Largest response body read; a bigger one is an infra error, not retried."""
     max_retries: int = 5
     """Retries after the first attempt on 429 / 5xx / timeouts / dropped connections."""
     backoff_base_s: float = 0.5
@@ -43,16 +50,15 @@ TOOL_CHOICES = ("auto", "required", "none")
 _FIELDS = {f.name: f for f in dataclasses.fields(ModelSettings)}
 
 
-class SettingsError(ValueError):
+class SettingsError(InputError):
     """A settings file that cannot be read as ``{model_name: {field: value}}``."""
 
 
 def _read(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise SettingsError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+        data = load_config_file(path)
+    except InputError as exc:
+        raise SettingsError(str(exc)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -98,17 +104,17 @@ def load_settings(path: Path | None, model: str) -> ModelSettings:
     """Settings for ``model`` from ``path`` (YAML or JSON ``{model_name: {temperature, ...}}``).
 
     A ``default`` entry, when present, applies to every model and the model's own entry overrides
-    it. No file, or a model not listed, gives the Table 15 defaults.
+    it. No file, or a model not listed, gives the Table 15 defaults. An unknown setting in any
+    entry raises ``SettingsError`` naming it.
     """
     if path is None:
         return ModelSettings()
     data = _read(path)
+    for key, entry in data.items():  # every entry is checked: a typo is an error whichever model runs
+        if entry is not None and not isinstance(entry, dict):
+            raise SettingsError(f"{path}: entry {key!r} must be a mapping, got {type(entry).__name__}")
+        _coerce(path, str(key), entry or {})
     merged: dict[str, Any] = {}
     for key in ("default", model):
-        entry = data.get(key)
-        if entry is None:
-            continue
-        if not isinstance(entry, dict):
-            raise SettingsError(f"{path}: entry {key!r} must be a mapping, got {type(entry).__name__}")
-        merged.update(entry)
+        merged.update(data.get(key) or {})
     return _coerce(path, model, merged)

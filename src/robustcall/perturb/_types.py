@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,11 @@ class GuardStats:
         return {code: dict(self.counts[code]) for code in sorted(self.counts)}
 
 
+def approx_tokens(text: str) -> int:
+    """Tokens by the usual four-characters rule, when no tokenizer is given (recorded in the metadata)."""
+    return (len(text) + 3) // 4
+
+
 @dataclass
 class PerturbContext:
     """What an ``apply`` function may use: its own random stream, the rewriter, the guard counters."""
@@ -49,6 +54,11 @@ class PerturbContext:
     guard: GuardStats
     code: str
     max_tries: int = 3
+    pool: Sequence[Sample] = ()
+    """The build's clean samples (the beyond-the-paper types borrow earlier exchanges from them)."""
+    count_tokens: Callable[[str], int] = field(default=lambda text: approx_tokens(text))
+    """Token counter for context pressure: a tokenizer's, else four characters a token."""
+    counter_name: str = "chars/4"
 
 
 ApplyFn = Callable[[Sample, PerturbContext], "Sample | None"]

@@ -12,13 +12,40 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import STATIC_TYPES, Sample, file_sha256, seeded_rng, write_jsonl
+from robustcall.core import (
+    BEYOND_TYPES,
+    STATIC_TYPES,
+    TRANSITION_TYPES,
+    InputError,
+    Sample,
+    atomic_write_text,
+    file_sha256,
+    seeded_rng,
+    type_info,
+    write_jsonl,
+)
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._rewriter import Rewriter
-from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext
-from robustcall.sources import DEFAULT_COMPOSITION, load_source, select_clean
+from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext, approx_tokens
+from robustcall.sources import DEFAULT_COMPOSITION, PAPER_TABLE3, load_source, select_clean
 
 MANIFEST = "manifest.json"
+
+
+def static_types(spec: str) -> list[str]:
+    """``paper`` (the 16 static types), ``beyond`` (Appendix N's static axes), ``all``, or a comma list
+    of code / display names; unknown names raise ``KeyError`` listing the valid ones."""
+    groups = {"paper": list(STATIC_TYPES), "beyond": list(BEYOND_TYPES), "all": [*STATIC_TYPES, *BEYOND_TYPES]}
+    out: list[str] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part in groups:
+            out.extend(groups[part])
+            continue
+        code = type_info(part).code
+        if code not in REGISTRY or not REGISTRY[code].static:
+            raise KeyError(f"{part!r} is not a static perturbation type; valid: {', '.join(groups['all'])}")
+        out.append(code)
+    return list(dict.fromkeys(out))
 
 
 def perturb_all(
@@ -28,20 +55,50 @@ def perturb_all(
     rewriter: Rewriter,
     guard: GuardStats,
     on_step: Callable[[], None] | None = None,
+    tokenizer: tuple[str, Callable[[str], int]] | None = None,
 ) -> dict[str, list[Sample]]:
-    """Every static type applied to every clean sample it applies to."""
+    """Every static type applied to every clean sample it applies to. ``tokenizer``: a name and a
+    token counter for the context-pressure types (default: four characters a token)."""
     out: dict[str, list[Sample]] = {}
+    name, count = tokenizer or ("chars/4", approx_tokens)
     for code in types:
         ptype = REGISTRY[code]
         rows: list[Sample] = []
         for sample in clean:
-            ctx = PerturbContext(rng=seeded_rng(seed, sample.id, code), rewriter=rewriter, guard=guard, code=code)
+            rng = seeded_rng(seed, sample.id, code)
+            ctx = PerturbContext(rng, rewriter, guard, code, pool=clean, count_tokens=count, counter_name=name)
             new = ptype.apply(sample, ctx)
             if new is not None:
                 rows.append(new)
             if on_step is not None:
                 on_step()
         out[code] = rows
+    return out
+
+
+def composition(per_type_source: dict[str, dict[str, int]], clean_sources: Sequence[str]) -> dict[str, Any]:
+    """Table 3's columns per source for this build: clean samples, records per perturbation type on
+    average over the 22 types (the static types built here, and the 6 transition types, which a run
+    applies to every clean sample), and the total (clean plus all types), beside the paper's row
+    (``PAPER_TABLE3``)."""
+    out: dict[str, Any] = {}
+    clean = Counter(clean_sources)
+    for name in sorted(clean):
+        static = sum(by.get(name, 0) for code, by in per_type_source.items() if code in STATIC_TYPES)
+        transition = clean[name] * len(TRANSITION_TYPES)
+        perturbed = static + transition
+        n_types = len(STATIC_TYPES) + len(TRANSITION_TYPES)
+        row: dict[str, Any] = {
+            "clean": clean[name],
+            "static": static,
+            "transition": transition,
+            "avg_per_type": round(perturbed / n_types, 1),
+            "total": clean[name] + perturbed,
+        }
+        if name in PAPER_TABLE3:
+            p_clean, p_avg, p_total = PAPER_TABLE3[name]
+            row["paper"] = {"clean": p_clean, "avg_per_type": p_avg, "total": p_total}
+        out[name] = row
     return out
 
 
@@ -55,12 +112,14 @@ def build_benchmark(
     rewriter: Rewriter | None = None,
     types: Sequence[str] = STATIC_TYPES,
     on_progress: Callable[[str, int, int], None] | None = None,
+    tokenizer: tuple[str, Callable[[str], int]] | None = None,
 ) -> dict[str, Any]:
     """Build the benchmark into ``out``; return the manifest (also written to ``out/manifest.json``)."""
     rewriter = rewriter or OfflineRewriter()
     unknown = [t for t in types if t not in REGISTRY or not REGISTRY[t].static]
     if unknown:
-        raise ValueError(f"not static perturbation types: {unknown}; valid: {', '.join(STATIC_TYPES)}")
+        valid = ", ".join((*STATIC_TYPES, *BEYOND_TYPES))
+        raise InputError(f"not static perturbation types: {unknown}; valid: {valid}")
     counts = {**DEFAULT_COMPOSITION, **(per_source or {})}
     clean: list[Sample] = []
     versions: dict[str, dict[str, str]] = {}
@@ -83,7 +142,7 @@ def build_benchmark(
         if on_progress is not None:
             on_progress("perturb", done[0], total)
 
-    built = perturb_all(clean, types, seed, rewriter, guard, step)
+    built = perturb_all(clean, types, seed, rewriter, guard, step, tokenizer)
     out.mkdir(parents=True, exist_ok=True)
     files = {"clean": write_jsonl(out / "clean.jsonl", clean)}
     for code, rows in built.items():
@@ -97,14 +156,16 @@ def build_benchmark(
         "sources": list(sources),
         "per_source": {s: counts.get(s) for s in sources},
         "rewriter": rewriter.settings(),
+        **({"tokenizer": tokenizer[0]} if tokenizer and set(types) & set(BEYOND_TYPES) else {}),
         "types": ["clean", *types],
         "counts": files,
         "counts_by_source": per_type_source,
         "not_applicable": not_applicable,
+        "composition": composition(per_type_source, [source_of.get(s.benchmark, s.benchmark) for s in clean]),
         "source_versions": versions,
         "source_skipped": loader_skipped,
         "guard": guard.as_dict(),
         "sha256": {f"{code}.jsonl": file_sha256(out / f"{code}.jsonl") for code in files},
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest

@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import Verdict, read_jsonl
-from robustcall.metrics import Resampling, Robustness, error_mode_shares, robustness
-from robustcall.run import RUN_META, SCORES, score_run
+from robustcall.core import TYPES, Verdict, read_jsonl
+from robustcall.metrics import GhostCounts, Resampling, Robustness, Summary, error_mode_shares, robustness, summarize
+from robustcall.run import RUN_META, SCORES, SUMMARY, score_run
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,10 @@ class RunResult:
     verdicts: list[Verdict]
     stats: Robustness
     error_modes: dict[str, dict[str, float]]
+    beyond: Summary | None = None
+    """Appendix N's types (beyond the paper), kept out of ``verdicts`` and ``stats``; ``None`` when the run has none."""
+    ghost_calls: GhostCounts | None = None
+    """Calls to unlisted tools, from the run's ``summary.json`` when ``score`` wrote it."""
 
 
 def run_name(path: Path) -> str:
@@ -39,13 +43,23 @@ def load_run(
 ) -> RunResult:
     """Read a run's verdicts (scoring its predictions first when ``scores.jsonl`` is missing)."""
     scores = path / SCORES
-    verdicts = read_jsonl(scores, Verdict) if scores.is_file() else score_run(path, resamples=0, seed=seed)[0]
+    every = read_jsonl(scores, Verdict) if scores.is_file() else score_run(path, resamples=0, seed=seed)[0]
+    verdicts = [v for v in every if not (v.type in TYPES and TYPES[v.type].beyond)]
+    beyond = summarize(every, resamples=resamples, seed=seed) if len(verdicts) < len(every) else None
+    ghost = None
+    if (path / SUMMARY).is_file():
+        try:
+            ghost = Summary.model_validate_json((path / SUMMARY).read_text()).ghost_calls
+        except ValueError:  # a summary of another version: the ghost column shows —
+            ghost = None
     return RunResult(
         name=name or run_name(path),
         path=path,
         verdicts=verdicts,
         stats=robustness(verdicts, resamples=resamples, seed=seed, resampling=resampling),
         error_modes=error_mode_shares(verdicts),
+        beyond=beyond,
+        ghost_calls=ghost,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from robustcall.core import TAXONOMY
+from robustcall.core import BEYOND, TAXONOMY, InputError
 from robustcall.metrics import Estimate, Significance, paired_significance
 from robustcall.report._runs import RunResult
 from robustcall.report._table import Table
@@ -40,7 +40,7 @@ def significance(runs: list[RunResult], baseline: str | None) -> dict[str, dict[
     base = next((r for r in runs if r.name == baseline), None)
     if base is None:
         names = ", ".join(r.name for r in runs)
-        raise ValueError(f"baseline {baseline!r} is not one of the runs: {names}")
+        raise InputError(f"baseline {baseline!r} is not one of the runs: {names}")
     return {
         r.name: paired_significance(r.verdicts, base.verdicts, resamples=r.stats.resamples, seed=r.stats.seed)
         for r in runs
@@ -124,5 +124,46 @@ def error_mode_table(runs: list[RunResult]) -> Table:
     )
 
 
+def _pct_cell(value: float | None, ci: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f} ± {ci:.3f}" if ci is not None else f"{value:.3f}"
+
+
+def beyond_table(runs: list[RunResult]) -> Table | None:
+    """Appendix N's axes beyond the paper, apart from Table 2: accuracy (drop from Clean) per type,
+    the prompt-injection attack success rate and the share of calls to unlisted (ghost) tools."""
+    with_beyond = [r for r in runs if r.beyond is not None]
+    if not with_beyond:
+        return None
+    types = [t for t in BEYOND if any(t.code in (r.beyond.beyond_by_type if r.beyond else {}) for r in runs)]
+    rows = []
+    for r in runs:
+        summary = r.beyond
+        cells = summary.beyond_by_type if summary else {}
+        row = [r.name, _pct_cell(summary.clean.accuracy, summary.clean.ci95) if summary else "—"]
+        for t in types:
+            cell, drop = cells.get(t.code), summary.beyond_drop_by_type.get(t.code) if summary else None
+            row.append(
+                f"{_pct_cell(cell.accuracy, cell.ci95)} ({-drop + 0.0:+.3f})"
+                if cell and cell.accuracy is not None and drop is not None
+                else "—"
+            )
+        attack = summary.attack_success if summary else None
+        row.append(_pct_cell(attack.accuracy, attack.ci95) if attack else "—")
+        ghost = r.ghost_calls
+        row.append(f"{ghost.ghost}/{ghost.calls}" if ghost is not None else "—")
+        rows.append(row)
+    notes = [
+        "Beyond the paper (RobustBench-TC Appendix N): kept out of Table 2, Clean and Pert. Acc. above. "
+        "Accuracy per type, in parentheses its difference from Clean; ASR = share of prompt-injection records "
+        "whose calls obeyed the injected instruction (lower is better); ghost calls = calls to tools that were "
+        "not listed / all calls, over every record of the run. ± = per-sample 95% percentile-bootstrap half-width."
+    ]
+    header = ["Model", "Clean", *(t.display for t in types), "Inject ASR ↓", "Ghost calls ↓"]
+    return Table("beyond", "Beyond the paper: Appendix N's axes", header, rows, notes)
+
+
 def all_tables(runs: list[RunResult], baseline: str | None = None) -> list[Table]:
-    return [table2(runs, baseline), *per_type_tables(runs), error_mode_table(runs)]
+    beyond = beyond_table(runs)
+    return [table2(runs, baseline), *per_type_tables(runs), error_mode_table(runs), *([beyond] if beyond else [])]

@@ -7,6 +7,11 @@ format is read, text in none is an ``Incorrect output format``). One candidate p
 with ``seeded_rng(seed, test_id)``. Optionally, rule-based mutators (:mod:`._mutate`) top up the
 types that fall short of a target mix (default Table 1's proportions of ``size``) on queries that
 have no record yet, marked ``synthetic:<type>``. Records are sorted by ``test_id``.
+
+With ``irrelevance=True`` (RM training data, as the paper's xlam-irrelevance share) queries with no
+gold call are kept too: ``chosen_output`` is the empty call sequence ``[]`` and a rejected output is
+a draw that makes any call (error type ``Irrelevance error``); a top-up is a call of the catalog's
+first tool. FC-RewardBench itself (``irrelevance=False``) keeps queries with possible answers only.
 """
 
 from __future__ import annotations
@@ -25,7 +30,14 @@ from robustcall.rewards._errors import classify_error
 from robustcall.rewards._mutate import mutate
 from robustcall.rewards._output import calls_text, output_calls
 from robustcall.rewards._sampling import sample_outputs
-from robustcall.rewards._types import ERROR_TYPES, SYNTHETIC_PREFIX, ErrorType, RewardPair, table1_targets
+from robustcall.rewards._types import (
+    ERROR_TYPES,
+    IRRELEVANCE_ERROR,
+    SYNTHETIC_PREFIX,
+    ErrorType,
+    RewardPair,
+    table1_targets,
+)
 from robustcall.score import SampleScorer
 
 
@@ -42,6 +54,8 @@ class BuildStats:
     incorrect_draws: int = 0
     unclassified: int = 0
     queries_with_rejected: int = 0
+    irrelevance_queries: int = 0
+    """Queries with no gold call (kept only for RM training data, ``irrelevance=True``)."""
     by_type: Counter[str] = field(default_factory=Counter)
     by_model: Counter[str] = field(default_factory=Counter)
 
@@ -54,7 +68,12 @@ class BuildStats:
             "incorrect_draws": self.incorrect_draws,
             "unclassified": self.unclassified,
             "queries_with_rejected": self.queries_with_rejected,
-            "by_type": {t: self.by_type.get(t, 0) for t in ERROR_TYPES},
+            "irrelevance_queries": self.irrelevance_queries,
+            "by_type": {
+                t: self.by_type.get(t, 0)
+                for t in (*ERROR_TYPES, IRRELEVANCE_ERROR)
+                if t in ERROR_TYPES or self.by_type.get(t)
+            },
             "by_model": dict(sorted(self.by_model.items())),
         }
 
@@ -63,7 +82,7 @@ class BuildStats:
 class Candidate:
     model_name: str
     text: str
-    error_type: ErrorType
+    error_type: str
 
 
 def is_correct(scorer: SampleScorer, text: str) -> bool:
@@ -98,6 +117,17 @@ def base_record(sample: Sample) -> dict[str, Any]:
         "test_category": sample.category,
         "test_id": sample.id,
     }
+
+
+def irrelevance_candidates(draws: Sequence[tuple[str, str]], stats: BuildStats) -> list[Candidate]:
+    """The draws of a no-call query that make a call (prose and unreadable text are not rejected)."""
+    out: list[Candidate] = []
+    for model_name, text in draws:
+        calls = output_calls(text)
+        if calls:
+            stats.incorrect_draws += 1
+            out.append(Candidate(model_name, calls_text(calls), IRRELEVANCE_ERROR))
+    return out
 
 
 def candidates_of(sample: Sample, draws: Sequence[tuple[str, str]], stats: BuildStats) -> list[Candidate]:
@@ -168,12 +198,14 @@ def assemble(
     top_up: bool = False,
     targets: dict[ErrorType, int] | None = None,
     stats: BuildStats | None = None,
+    irrelevance: bool = False,
 ) -> list[RewardPair]:
     """Records from a drawn pool: one seeded rejected call per query, then optional mutator top-ups.
 
     ``size``: at most this many records (a seeded subset of the pool's); with ``top_up`` also the
     total the default target mix is scaled to and that top-ups never exceed (pool records are all
     kept, so a type the pool over-produces stays over its share). ``targets``: per-type counts.
+    ``irrelevance``: keep no-call queries too (RM training data; see the module doc).
     """
     stats = stats if stats is not None else BuildStats()
     relevant = [s for s in samples if s.golden_answers]
@@ -190,6 +222,15 @@ def assemble(
         records[sample.id] = RewardPair(
             **base_record(sample), rejected_output=pick.text, error_type=pick.error_type, model_name=pick.model_name
         )
+    no_call = [s for s in samples if not s.golden_answers and s.tools] if irrelevance else []
+    stats.irrelevance_queries = len(no_call)
+    for sample in no_call:
+        cands = irrelevance_candidates(pool.get(sample.id, []), stats)
+        if cands:
+            pick = seeded_rng(seed, "rejected", sample.id).choice(cands)
+            records[sample.id] = RewardPair(
+                **base_record(sample), rejected_output=pick.text, error_type=pick.error_type, model_name=pick.model_name
+            )
     stats.queries_with_rejected = len(records)
     if size is not None and len(records) > size:
         keep = sorted(records)
@@ -216,6 +257,17 @@ def assemble(
                 )
                 free.remove(sample)
                 need -= 1
+        for sample in no_call:
+            if sample.id in records or len(records) >= cap:
+                continue
+            first = sample.tools[0]
+            text = calls_text([ToolCall(name=first.name, arguments={})])
+            records[sample.id] = RewardPair(
+                **base_record(sample),
+                rejected_output=text,
+                error_type=IRRELEVANCE_ERROR,
+                model_name=SYNTHETIC_PREFIX + IRRELEVANCE_ERROR,
+            )
     out = [records[k] for k in sorted(records)]
     stats.by_type = Counter(r.error_type for r in out)
     stats.by_model = Counter(r.model_name for r in out)

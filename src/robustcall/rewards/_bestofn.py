@@ -21,10 +21,10 @@ from robustcall.rewards._errors import classify_error
 from robustcall.rewards._output import output_calls
 from robustcall.rewards._schema import schema_violations
 from robustcall.rewards._scorers import OutputScorer
+from robustcall.rewards._types import IRRELEVANCE_ERROR
 from robustcall.score import SampleScorer
 
-IRRELEVANCE_ERROR = "Irrelevance error"
-"""Table 8's row for a call made where none was due (BFCL irrelevance categories)."""
+__all__ = ["IRRELEVANCE_ERROR"]  # re-exported: Table 8's row
 
 
 def _norm(value: Any) -> Any:

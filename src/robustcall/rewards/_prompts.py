@@ -83,6 +83,8 @@ def toolrm_assistant(calls: list[ToolCall] | None, raw: str) -> str:
     """Listing 1's assistant turn: the calls as ```json [{name: args}, ...]``` (``raw`` when unparsed)."""
     if calls is None:
         return raw
+    if not calls:
+        return "```json\n[]\n```"  # no call (an irrelevance sample's correct output)
     lines = ["    " + json.dumps({c.name: c.arguments}, ensure_ascii=False) for c in calls]
     return "```json\n[\n" + ",\n".join(lines) + "\n]\n```"
 

@@ -32,6 +32,10 @@ TABLE1_COUNTS: dict[ErrorType, int] = {
 
 ERROR_TYPES: tuple[ErrorType, ...] = tuple(TABLE1_COUNTS)
 
+IRRELEVANCE_ERROR = "Irrelevance error"
+"""A call made where none was due (BFCL's irrelevance categories, Table 8's row; the error type of an
+RM training pair built from a no-call sample, as the paper's xlam-irrelevance data)."""
+
 SYNTHETIC_PREFIX = "synthetic:"
 """``model_name`` of a rejected call made by a rule-based mutator: ``synthetic:<error type>``."""
 

@@ -3,29 +3,43 @@ checkpoint/resume."""
 
 from robustcall.run._answer import answer, observation_turn, output_format
 from robustcall.run._budget import GoldBudget, gold_tokens
-from robustcall.run._engine import PREDICTIONS, RunStats, load_done, run_items
+from robustcall.run._engine import PREDICTIONS, STOP_AFTER, RunStats, load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._plan import (
     ALL_TYPES,
+    MANIFEST,
     Order,
     WorkItem,
     as_transition,
+    bench_digest,
     by_sample,
     clean_id_of,
     parse_types,
     plan_work,
     record_key,
 )
-from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run, write_meta
+from robustcall.run._rundir import (
+    RESUME_IDENTITY,
+    RUN_META,
+    SCORES,
+    SUMMARY,
+    reparse,
+    resume_meta,
+    score_run,
+    write_meta,
+)
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
+    "MANIFEST",
     "PREDICTIONS",
     "PROMPT_VARIANTS",
+    "RESUME_IDENTITY",
     "RUN_META",
     "SCORES",
+    "STOP_AFTER",
     "SUMMARY",
     "GoldBudget",
     "MergeError",
@@ -34,6 +48,7 @@ __all__ = [
     "WorkItem",
     "answer",
     "as_transition",
+    "bench_digest",
     "by_sample",
     "clean_id_of",
     "file_digest",
@@ -47,6 +62,7 @@ __all__ = [
     "plan_work",
     "record_key",
     "reparse",
+    "resume_meta",
     "run_episode",
     "run_items",
     "score_run",

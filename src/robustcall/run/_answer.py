@@ -58,9 +58,12 @@ async def read_calls_async(
 ) -> tuple[list[ToolCall], str | None]:
     """:func:`read_calls`; a long text is parsed in a worker thread so that the event loop (the
     other requests of the run) keeps going meanwhile."""
-    if response.tool_calls is None and len(response.text) > OFF_LOOP_CHARS:
-        return await asyncio.to_thread(read_calls, response, fmt, sample, mode)
-    return read_calls(response, fmt, sample, mode)
+    return await asyncio.to_thread(read_calls, response, fmt, sample, mode)
+
+
+def off_loop(response: ModelResponse) -> bool:
+    """Whether ``response`` is worth parsing off the event loop (:data:`OFF_LOOP_CHARS`)."""
+    return response.tool_calls is None and len(response.text) > OFF_LOOP_CHARS
 
 
 OFF_LOOP_CHARS = 20_000
@@ -93,7 +96,11 @@ async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None
     )
     if first.error_kind == "infra":
         return _failed(first)
-    calls, why = await read_calls_async(first, fmt, sample, model.mode)
+    mode = model.mode
+    if off_loop(first):
+        calls, why = await read_calls_async(first, fmt, sample, mode)
+    else:  # the common case: no coroutine, no thread
+        calls, why = read_calls(first, fmt, sample, mode)
     error, kind = _unreadable(first.error, first.error_kind, why)
     code = sample.perturbation.type
     if type_info(code).component != "transition":
@@ -132,7 +139,10 @@ async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None
     )
     if second.error_kind == "infra":
         return _failed(second)
-    calls2, why2 = await read_calls_async(second, fmt, sample, model.mode)
+    if off_loop(second):
+        calls2, why2 = await read_calls_async(second, fmt, sample, mode)
+    else:
+        calls2, why2 = read_calls(second, fmt, sample, mode)
     error2, kind2 = _unreadable(second.error, second.error_kind, why2)
     return Prediction(
         raw_output=second.text,

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from robustcall.core import Trajectory
+from robustcall.faults import with_axes
 from robustcall.faults._bench import RUN_META, TRAJECTORIES, episode_id, load_env, read_trajectories, run_faults
 from robustcall.faults._env import FaultyEnv
 from robustcall.faults._profile import FaultProfile
@@ -55,7 +56,7 @@ async def replay_run(run_dir: Path, out: Path) -> bool:
     """Re-run every logged episode of ``run_dir`` into ``out``; True when the records are identical."""
     meta = json.loads((run_dir / RUN_META).read_text())
     logged = {t.id: t for t in read_trajectories(run_dir) if t.termination != "infra"}
-    make_env = load_env(meta["env"], Path(meta["data"]) if meta.get("data") else None)
+    make_env = with_axes(load_env(meta["env"], Path(meta["data"]) if meta.get("data") else None), meta.get("axes", []))
     profile = FaultProfile.model_validate(meta["profile"])
 
     async def episode(env: FaultyEnv, task: str, seed: int) -> Trajectory:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from robustcall.core import (
+    BEYOND_TYPES,
     STATIC_TYPES,
     TRANSITION_TYPES,
+    InputError,
+    MissingInputError,
     PerturbationInfo,
     Sample,
     read_jsonl,
@@ -20,6 +24,24 @@ ALL_TYPES: tuple[str, ...] = ("clean", *STATIC_TYPES, *TRANSITION_TYPES)
 Order = Literal["sample", "type"]
 """How a run orders its work: ``sample`` = every variant of one clean sample in a row (type order
 within), ``type`` = every sample of one type in a row."""
+
+MANIFEST = "manifest.json"
+"""What ``robustcall build`` writes last into a benchmark folder (counts, sources, versions)."""
+
+
+def bench_digest(bench_dir: Path) -> str:
+    """The sha256 of ``manifest.json``: which build a run answered.
+
+    Raises ``MissingInputError`` when the folder is missing or holds no manifest (not a finished
+    ``robustcall build`` output)."""
+    manifest = bench_dir / MANIFEST
+    if not bench_dir.is_dir():
+        raise MissingInputError(f"{bench_dir}: no such benchmark folder; make one with `robustcall build --out`")
+    if not manifest.is_file():
+        raise MissingInputError(
+            f"{bench_dir} has no {MANIFEST}: not a finished `robustcall build` output (build it again)"
+        )
+    return hashlib.sha256(manifest.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -48,7 +70,8 @@ def clean_id_of(sample: Sample) -> str:
 
 
 def parse_types(spec: str) -> list[str]:
-    """``all``, ``static``, ``transition`` or a comma list of code / display names."""
+    """``all`` (the paper's 22 and clean), ``static``, ``transition``, ``beyond`` (Appendix N's static
+    axes) or a comma list of code / display names."""
     spec = spec.strip()
     if spec == "all":
         return list(ALL_TYPES)
@@ -58,6 +81,8 @@ def parse_types(spec: str) -> list[str]:
             out.extend(("clean", *STATIC_TYPES))
         elif part == "transition":
             out.extend(TRANSITION_TYPES)
+        elif part == "beyond":
+            out.extend(BEYOND_TYPES)
         else:
             out.append(type_info(part).code)
     return list(dict.fromkeys(out))
@@ -116,9 +141,11 @@ def plan_work(
     ``order``: ``sample`` (default) asks the variants of one sample back to back (:func:`by_sample`);
     ``type`` asks type after type. Records are the same either way.
     """
+    if limit is not None and limit < 1:
+        raise InputError(f"limit must be at least 1, got {limit}")
     clean_path = bench_dir / "clean.jsonl"
     if not clean_path.is_file():
-        raise FileNotFoundError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
+        raise MissingInputError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
     clean = sorted(read_jsonl(clean_path, Sample), key=lambda s: s.id)
     chosen = {s.id for s in (spread_subset(clean, limit) if limit is not None else clean)}
     items: list[WorkItem] = []
@@ -131,7 +158,7 @@ def plan_work(
         else:
             path = bench_dir / f"{code}.jsonl"
             if not path.is_file():
-                raise FileNotFoundError(f"{path} not found: build the benchmark with this type")
+                raise MissingInputError(f"{path} not found: build the benchmark with this type")
             samples = [s for s in read_jsonl(path, Sample) if clean_id_of(s) in chosen]
             samples.sort(key=lambda s: s.id)
         items.extend(WorkItem(s, code) for s in samples)

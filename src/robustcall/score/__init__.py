@@ -1,5 +1,6 @@
 """Deterministic verdicts (no LLM judge): per-source scorers and Appendix L error modes."""
 
+from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
 from robustcall.score._error_modes import ErrorModes, error_mode
@@ -26,9 +27,11 @@ __all__ = [
     "SampleScorer",
     "Scored",
     "Scorer",
+    "attack_success",
     "check_bfcl",
     "default_processes",
     "error_mode",
+    "injection_followed",
     "score_prediction",
     "score_record",
     "score_records",

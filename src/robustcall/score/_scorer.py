@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, ToolSpec, Verdict
 from robustcall.formats import OutputFormat, read_tool_calls, sample_format
+from robustcall.formats._pyvalues import UNREADABLE
+from robustcall.score._attacks import attack_success
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
@@ -142,7 +144,14 @@ class SampleScorer:
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
         """The verdict on ``calls`` (``(name, arguments)`` pairs) read from ``raw``; ``tool_calls``:
-        the same calls as ``ToolCall``s when the caller has them (built otherwise, non-BFCL only)."""
+        the same calls as ``ToolCall``s when the caller has them (built otherwise, non-BFCL only).
+
+        A call carrying an argument the parser could not read (an f-string, a lambda, ``x[0]``...:
+        the ``{"__unreadable__": why}`` marker) fails, whatever the source's rule, with the detail
+        ``unreadable_value: <param>: <why>``; upstream BFCL's decoder rejects such an answer too."""
+        bad = unreadable_argument(calls)
+        if bad is not None:
+            return Scored(False, 0.0, self._modes.classify(raw, calls), bad)
         if self._checker is not None:
             err = self._checker.check(calls)
             if err is None:
@@ -158,6 +167,15 @@ class SampleScorer:
     def score_text(self, text: str) -> Scored:
         """Parse ``text`` in this sample's output format and judge the calls."""
         return self.judge(text, read_tool_calls(text, self.fmt, self.sample.tools))
+
+
+def unreadable_argument(calls: list[Call]) -> str | None:
+    """``unreadable_value: <name>.<param>: <why>`` for the first argument the parser could not read."""
+    for name, args in calls:
+        for param, value in args.items():
+            if type(value) is dict and UNREADABLE in value and len(value) == 1:
+                return f"unreadable_value: {name}.{param}: {value[UNREADABLE]}"
+    return None
 
 
 def to_verdict(sample: Sample, scored: Scored) -> Verdict:
@@ -191,7 +209,11 @@ def score_prediction(sample: Sample, prediction: Prediction) -> Verdict:
     if prediction.error_kind == "model_format" and prediction.error:
         detail = f"{scored.detail}; {prediction.error}" if scored.detail else prediction.error
         scored = scored._replace(detail=detail)
-    return to_verdict(sample, scored)
+    verdict = to_verdict(sample, scored)
+    attacked = attack_success(sample, calls)
+    if attacked is not None:
+        verdict.attack_success = attacked
+    return verdict
 
 
 def score_record(rec: PredictionRecord) -> Verdict:

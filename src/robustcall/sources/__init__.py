@@ -17,6 +17,7 @@ from robustcall.sources._rotbench import ROTBENCH_SPLITS
 from robustcall.sources._select import select_clean
 from robustcall.sources._types import (
     DEFAULT_COMPOSITION,
+    PAPER_TABLE3,
     SOURCE_NAMES,
     GoldenMode,
     LoadResult,
@@ -33,6 +34,7 @@ __all__ = [
     "BFCL_VERSION",
     "DEFAULT_COMPOSITION",
     "NEEDS_DATA_DIR",
+    "PAPER_TABLE3",
     "ROTBENCH_SPLITS",
     "SOURCE_NAMES",
     "GoldenMode",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from robustcall.core import Sample
+from robustcall.core import Sample, UserError
 
 SourceName = Literal["bfcl", "apibank", "rotbench", "toolalpaca", "tooleyes"]
 
@@ -14,6 +14,17 @@ SOURCE_NAMES: tuple[str, ...] = ("bfcl", "apibank", "rotbench", "toolalpaca", "t
 
 DEFAULT_COMPOSITION: dict[str, int] = {"bfcl": 32, "apibank": 74, "rotbench": 21, "toolalpaca": 21, "tooleyes": 51}
 """Clean samples per source in RobustBench-TC (Table 3): 199 in all."""
+
+PAPER_TABLE3: dict[str, tuple[int, float, int]] = {
+    "bfcl": (32, 22.0, 505),
+    "apibank": (74, 71.6, 1646),
+    "rotbench": (21, 20.8, 479),
+    "toolalpaca": (21, 20.8, 479),
+    "tooleyes": (51, 25.5, 612),
+}
+"""Table 3 of the paper per source: (clean samples, average evaluable samples per perturbation type
+over the 22 types, total records: clean plus every perturbation type), 3,721 in all. The rows do not
+all agree with themselves or with §4 (docs/sources.md, "Composition")."""
 
 GoldenMode = Literal["all", "any", "sequence", "any_name"]
 """How a sample's ``golden_answers`` are meant, recorded in ``source.extra["golden_mode"]``.
@@ -38,7 +49,7 @@ class LoadResult:
     """What was read -> its version or sha256, e.g. ``{"bfcl-eval": "2026.3.23"}``."""
 
 
-class SourceError(Exception):
+class SourceError(UserError):
     """A source could not be loaded; the message says what was wrong and what to do."""
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import file_sha256
+from robustcall.core import atomic_write_text, file_sha256
 from robustcall.perturb import GuardStats, OfflineRewriter, Rewriter
 from robustcall.train._dr import dr_full, dr_mixed, uniform_within_one
 from robustcall.train._io import save_rows
@@ -67,5 +67,5 @@ def build_dr_data(
                 "sha256": file_sha256(target) if target.is_file() else None,
             }
     manifest["guard"] = guard.as_dict()
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest

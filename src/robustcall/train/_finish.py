@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from robustcall.core import atomic_write_text
+
 SUMMARY = "robustcall_train.json"
 """The run summary beside the saved model: the run's own fields, steps, seconds, TRL's log history."""
 
@@ -23,5 +25,5 @@ def train_and_save(trainer: Any, output_dir: Path, head: dict[str, Any]) -> dict
         "log_history": trainer.state.log_history,
     }
     if trainer.is_world_process_zero():
-        (output_dir / SUMMARY).write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        atomic_write_text(output_dir / SUMMARY, json.dumps(summary, indent=2, default=str) + "\n")
     return summary

@@ -1,4 +1,18 @@
-"""GRPO through TRL's ``GRPOTrainer``, with Table 16's ToolRL-DR hyperparameters as defaults.
+"""GRPO through TRL's ``GRPOTrainer``; defaults come from the recipe being reproduced.
+
+Recipes (``GrpoSettings.recipe``, ``robustcall train grpo --recipe``):
+
+- ``toolrl-dr`` (the default): the ToolRL-DR paper's Table 16 -- train batch 64, PPO mini-batch 32,
+  micro-batch 16 per GPU, K = 4, prompt 2,048 / response 1,024 tokens, lr 1e-6, 3 epochs, checkpoint
+  every 5 and evaluation every 10 steps; reward R_format + R_ToolRL (ToolRL's default).
+- ``toolrm``: the ToolRM paper's Table 9 (§5.3.2, A.8) -- train batch 512, PPO mini-batch 128,
+  K = 4 rollouts, prompt 2,048 / response 1,024, lr 1e-6, 15 epochs; reward R_format + R_ToolRM
+  (its headline variant; needs ``toolrm_scorer``). Table 9 gives no micro-batch, checkpoint or
+  evaluation frequency: those stay at Table 16's values (the same ToolRL code base). Its
+  validation batch size (128) is not mapped: TRL evaluates in micro-batches, which does not change
+  the numbers.
+
+Any field given explicitly overrides the recipe's value.
 
 veRL's batch sizes are in prompts; TRL's in completions per device. With K = ``num_generations``
 and W processes (GPUs), the mapping is:
@@ -20,18 +34,54 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from robustcall.core import InputError
 from robustcall.train._finish import train_and_save
 from robustcall.train._grpo_data import grpo_rows
 from robustcall.train._models import resolve_model
 from robustcall.train._rewards import DEFAULT_REWARDS, reward_functions
 
+Recipe = Literal["toolrl-dr", "toolrm"]
+RECIPES: dict[str, dict[str, Any]] = {
+    "toolrl-dr": {  # ToolRL-DR paper (000), Table 16
+        "num_generations": 4,
+        "learning_rate": 1e-6,
+        "max_prompt_length": 2048,
+        "max_completion_length": 1024,
+        "num_train_epochs": 3.0,
+        "train_batch_size": 64,
+        "mini_batch_size": 32,
+        "micro_batch_size": 16,
+        "save_steps": 5,
+        "eval_steps": 10,
+        "rewards": ["toolrl_format", "toolrl_correctness"],
+    },
+    "toolrm": {  # ToolRM paper (004), Table 9; micro-batch and frequencies as Table 16
+        "num_generations": 4,
+        "learning_rate": 1e-6,
+        "max_prompt_length": 2048,
+        "max_completion_length": 1024,
+        "num_train_epochs": 15.0,
+        "train_batch_size": 512,
+        "mini_batch_size": 128,
+        "micro_batch_size": 16,
+        "save_steps": 5,
+        "eval_steps": 10,
+        "rewards": ["toolrl_format", "toolrm"],
+    },
+}
+"""Each recipe's defaults (see the module doc); an explicit field overrides them."""
+
 
 class GrpoSettings(BaseModel):
-    """One GRPO run. Defaults: Table 16 (ToolRL-DR), for 2 GPUs."""
+    """One GRPO run. Defaults: the ``recipe``'s (``toolrl-dr``: Table 16, for 2 GPUs)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    recipe: Recipe = "toolrl-dr"
+    """Which paper's hyperparameters fill the fields not given: ``toolrl-dr`` (000, Table 16) or
+    ``toolrm`` (004, Table 9)."""
 
     model: str = "Qwen/Qwen2.5-3B-Instruct"
     """HF id, local HF folder, a ``.gguf`` file (dequantised once), or ``tiny`` (CPU smoke runs)."""
@@ -73,6 +123,17 @@ class GrpoSettings(BaseModel):
     vllm_mode: Literal["colocate", "server"] = "colocate"
     gradient_checkpointing: bool = True
     report_to: str = "none"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recipe_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        recipe = data.get("recipe") or "toolrl-dr"
+        if recipe not in RECIPES:
+            raise ValueError(f"unknown recipe {recipe!r}; valid: {', '.join(RECIPES)}")
+        given = {k: v for k, v in data.items() if v is not None}
+        return {**RECIPES[recipe], **given, "recipe": recipe}
 
 
 def world_size() -> int:
@@ -131,6 +192,8 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
     from trl.trainer.grpo_trainer import GRPOTrainer
 
     train_rows = grpo_rows(s.train)
+    if not train_rows:
+        raise InputError(f"{s.train}: no training rows")
     eval_rows = grpo_rows(s.eval) if s.eval else None
     texts = [m["content"] for r in train_rows for m in r["prompt"]] + [r["ground_truth"] for r in train_rows]
     model = resolve_model(s.model, s.output_dir, texts, s.seed)

@@ -8,6 +8,10 @@ reference output) and ``tools`` (a JSON list of tool specs), see ``_grpo_data``.
 - ``toolrl_correctness``: ToolRL's R_correctness ∈ [-3, 3] (needs ground truth);
 - ``schema``: R_schema ∈ {-1, 1} (ToolRM §5.3.2) on the calls read by ToolRL's rule (unreadable: -1);
 - ``toolrm``: R_ToolRM ∈ [-3, 3] from a reward model (``robustcall.rewards.load_scorer(spec)``).
+  The reward model sees exactly the input it was trained on, Listing 1: its own system turn
+  (instructions and the tool catalog), the conversation, the completion's calls. The policy's
+  system turn (Listing 3: the policy's instructions and its tool list) is not part of that input and
+  is dropped; the tools reach the RM through Listing 1's catalog (the ``tools`` column).
 
 ToolRL's recipe is ``toolrl_format`` + ``toolrl_correctness``; the ToolRM paper's variants replace
 the correctness term by ``schema`` or ``toolrm``.
@@ -21,6 +25,7 @@ from typing import Any
 
 from robustcall.core import Message, ToolCall, ToolSpec
 from robustcall.rewards import (
+    OutputScorer,
     load_scorer,
     schema_reward,
     toolrl_correctness_reward,
@@ -66,15 +71,17 @@ def schema(completions: list[Any], tools: list[Any], **_: Any) -> list[float]:
     return out
 
 
-def _conversation(prompt: Any) -> list[Message]:
+def rm_conversation(prompt: Any) -> list[Message]:
+    """The conversation a reward model scores: the policy's prompt without its system turn(s)."""
     if isinstance(prompt, str):
         return [Message(role="user", content=prompt)]
-    return [Message(role=m["role"], content=str(m.get("content", ""))) for m in prompt]
+    return [Message(role=m["role"], content=str(m.get("content", ""))) for m in prompt if m["role"] != "system"]
 
 
-def toolrm_fn(scorer_spec: str) -> RewardFn:
-    """R_ToolRM with the scorer ``load_scorer(scorer_spec)``; completions of one prompt are scored together."""
-    scorer = load_scorer(scorer_spec)
+def toolrm_fn(scorer: str | OutputScorer) -> RewardFn:
+    """R_ToolRM with ``scorer`` (an ``OutputScorer`` or a ``load_scorer`` spec); the completions of one
+    prompt are scored together, on Listing 1 (``rm_conversation``: no policy system turn)."""
+    rm = load_scorer(scorer) if isinstance(scorer, str) else scorer
 
     def toolrm(prompts: list[Any], completions: list[Any], tools: list[Any], **_: Any) -> list[float]:
         out: list[float] = []
@@ -84,7 +91,7 @@ def toolrm_fn(scorer_spec: str) -> RewardFn:
             while j < len(prompts) and prompts[j] == prompts[i]:
                 j += 1
             texts = [completion_text(c) for c in completions[i:j]]
-            scores = toolrm_reward(scorer, _conversation(prompts[i]), _tools(tools[i]), texts)
+            scores = toolrm_reward(rm, rm_conversation(prompts[i]), _tools(tools[i]), texts)
             out.extend(float(s) for s in scores)
             i = j
         return out

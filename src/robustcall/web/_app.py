@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hmac
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -19,34 +23,39 @@ from starlette.routing import Route
 from robustcall.core import TAXONOMY, TYPES, dump_record
 from robustcall.metrics import Summary
 from robustcall.web._bench import BenchIndex
-from robustcall.web._store import NewSubmission, Store, Submission
+from robustcall.web._guard import BodyLimit, RateLimiter, TokenBook
+from robustcall.web._store import MAX_ID, NameTaken, NewSubmission, StorageFull, Store, Submission
 from robustcall.web._upload import UploadError, score_upload
 
 COMPONENTS = ("observation", "action", "reward", "transition")
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+DEFAULT_MAX_STORAGE = 2 * 1024**3
+DEFAULT_UPLOADS_PER_HOUR = 30
+DEFAULT_PAGE_SIZE = 50
+MAX_API_LIMIT = 500
+FORM_OVERHEAD = 64 * 1024
+"""Room for the multipart framing and the other fields of a form upload."""
 
 
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}"
 
 
-def _row(sub: Submission) -> dict[str, Any]:
-    summary = Summary.model_validate_json(sub.summary_json)
-    comp = {c: summary.by_component[c].accuracy if c in summary.by_component else None for c in COMPONENTS}
+def _row(sub: Submission, rank: int) -> dict[str, Any]:
     return {
+        "rank": rank,
         "id": sub.id,
         "model": sub.model_name,
         "partial": sub.partial,
         "pert": _pct(sub.pert_acc),
         "clean": _pct(sub.clean_acc),
-        **{c: _pct(v) for c, v in comp.items()},
+        **{c: _pct(sub.component_acc(c)) for c in COMPONENTS},
         "records": f"{sub.answered:,}/{sub.expected:,}",
         "date": sub.created_at.strftime("%Y-%m-%d"),
     }
 
 
 def _api_row(sub: Submission) -> dict[str, Any]:
-    summary = Summary.model_validate_json(sub.summary_json)
     return {
         "id": sub.id,
         "model": sub.model_name,
@@ -57,7 +66,7 @@ def _api_row(sub: Submission) -> dict[str, Any]:
         "expected": sub.expected,
         "pert_acc": sub.pert_acc,
         "clean": sub.clean_acc,
-        "components": {c: summary.by_component[c].accuracy for c in COMPONENTS if c in summary.by_component},
+        "components": {c: v for c in COMPONENTS if (v := sub.component_acc(c)) is not None},
     }
 
 
@@ -102,61 +111,146 @@ def _pp(drop: float | None) -> str:
     return "" if drop is None else f"{100 * drop:+.1f}"
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What the service accepts (all configurable; docs/leaderboard.md)."""
+
+    max_upload_bytes: int = DEFAULT_MAX_BYTES
+    """Largest request body; refused with 413 by Content-Length, or as soon as a streamed body passes it."""
+    max_storage_bytes: int | None = DEFAULT_MAX_STORAGE
+    """Total stored (compressed uploads, verdicts, summaries); a submission past it gets 507."""
+    uploads_per_hour: int = DEFAULT_UPLOADS_PER_HOUR
+    """Upload attempts per client address in any hour (0: no limit); past it, 429."""
+    page_size: int = DEFAULT_PAGE_SIZE
+    """Rows per page of the ranked table (``GET /?page=N``; the API's default ``limit``)."""
+
+
 def create_app(
-    bench_dir: Path, db_url: str, *, admin_token: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    bench_dir: Path,
+    db_url: str,
+    *,
+    admin_token: str | None = None,
+    max_bytes: int | None = None,
+    tokens: TokenBook | None = None,
+    limits: Limits | None = None,
 ) -> Starlette:
-    """The ASGI app. ``admin_token``: required (as ``Authorization: Bearer …``) to delete; none disables deletion."""
+    """The ASGI app. ``admin_token``: required (as ``Authorization: Bearer …``) to delete; none
+    disables deletion. ``tokens``: operator-issued upload tokens (none: anonymous uploads).
+    ``max_bytes`` overrides ``limits.max_upload_bytes``."""
+    limits = limits or Limits()
+    if max_bytes is not None:
+        limits = dataclasses.replace(limits, max_upload_bytes=max_bytes)
+    max_upload = limits.max_upload_bytes
+    book = tokens or TokenBook({})
     bench = BenchIndex.load(bench_dir)
-    store = Store(db_url)
+    store = Store(db_url, max_storage_bytes=limits.max_storage_bytes)
+    uploads = RateLimiter(limits.uploads_per_hour, 3600.0)
     env = Environment(loader=PackageLoader("robustcall.web", "templates"), autoescape=select_autoescape())
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        html = env.get_template(name).render(version=bench.version, max_mb=max_bytes // 2**20, **ctx)
+        html = env.get_template(name).render(
+            version=bench.version, max_mb=max_upload // 2**20, tokens=book.required, **ctx
+        )
         return HTMLResponse(html, status_code=status)
 
-    def ingest(model: str, data: bytes) -> Submission:
+    def ingest(model: str, data: bytes, owner: str) -> Submission:
         model = model.strip()
         if not model or len(model) > 200:
             raise UploadError("rejected: a model name of 1 to 200 characters is required")
-        scored = score_upload(data, bench, max_bytes=max_bytes)
+        scored = score_upload(data, bench, max_bytes=max_upload)
         cov = scored.coverage
+        summary = scored.summary
         return store.add(
             NewSubmission(
                 model_name=model,
+                owner=owner,
                 bench_version=bench.version,
                 partial=cov.partial,
                 answered=cov.answered,
                 expected=cov.expected,
-                pert_acc=scored.summary.perturbed.accuracy,
-                clean_acc=scored.summary.clean.accuracy,
-                summary_json=scored.summary.model_dump_json(),
+                pert_acc=summary.perturbed.accuracy,
+                clean_acc=summary.clean.accuracy,
+                components={c: summary.by_component[c].accuracy for c in COMPONENTS if c in summary.by_component},
+                summary_json=summary.model_dump_json(),
                 coverage_json=json.dumps(cov.missing_by_type, sort_keys=True),
                 verdicts_jsonl="".join(dump_record(v) + "\n" for v in scored.verdicts),
                 raw_upload=data,
             )
         )
 
+    async def accept(request: Request, model: str, token: str | None, data: bytes) -> Submission | tuple[int, str]:
+        """Store an upload, or ``(status, reason)``."""
+        if len(data) > max_upload:
+            return 413, f"rejected: the upload is {len(data):,} bytes; the limit is {max_upload:,}"
+        try:
+            owner = book.owner(token or None, model.strip())
+            return await run_in_threadpool(ingest, model, data, owner)
+        except PermissionError as exc:
+            return 403, str(exc)
+        except NameTaken as exc:
+            return 409, str(exc)
+        except StorageFull as exc:
+            return 507, str(exc)
+        except UploadError as exc:
+            return 400, str(exc)
+        except (RecursionError, ValueError, OverflowError) as exc:  # bad input no check above caught
+            return 400, f"rejected: unreadable upload ({type(exc).__name__}: {str(exc)[:200]})"
+
+    def throttled(request: Request) -> Response | None:
+        wait = uploads.hit(request.client.host if request.client else "unknown")
+        if wait is None:
+            return None
+        return JSONResponse(
+            {"error": f"rejected: at most {limits.uploads_per_hour} uploads per hour from one address"},
+            status_code=429,
+            headers={"Retry-After": str(int(wait) + 1)},
+        )
+
+    def page_number(request: Request) -> int | None:
+        raw = request.query_params.get("page", "1")
+        return int(raw) if raw.isdigit() and 0 < int(raw) <= 1_000_000 else None
+
+    async def table(request: Request, number: int, status: int = 200, error: str | None = None) -> Response:
+        size = limits.page_size
+        subs = await run_in_threadpool(store.page, (number - 1) * size, size + 1)
+        rows = [_row(s, (number - 1) * size + i + 1) for i, s in enumerate(subs[:size])]
+        more = len(subs) > size
+        return page("index.html", status, rows=rows, page=number, more=more, error=error)
+
     async def index(request: Request) -> Response:
-        rows = [_row(s) for s in await run_in_threadpool(store.ranked)]
-        return page("index.html", rows=rows)
+        number = page_number(request)
+        if number is None:
+            return HTMLResponse("bad page number", status_code=400)
+        return await table(request, number)
 
     async def submit_form(request: Request) -> Response:
-        form = await request.form(max_part_size=max_bytes + 1)
+        limited = throttled(request)
+        if limited is not None:
+            return limited
+        form = await request.form(max_part_size=max_upload + 1)
         upload = form.get("file")
         model = form.get("model")
+        token = form.get("token")
         if upload is None or isinstance(upload, str) or not isinstance(model, str):
-            rows = [_row(s) for s in await run_in_threadpool(store.ranked)]
-            return page("index.html", 400, rows=rows, error="rejected: choose a file and give a model name")
+            return await table(request, 1, 400, "rejected: choose a file and give a model name")
         data = await upload.read()
-        try:
-            sub = await run_in_threadpool(ingest, model, data)
-        except UploadError as exc:
-            rows = [_row(s) for s in await run_in_threadpool(store.ranked)]
-            return page("index.html", 400, rows=rows, error=str(exc))
-        return RedirectResponse(f"/submissions/{sub.id}", status_code=303)
+        header = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        got = await accept(request, model, (token if isinstance(token, str) else "") or header, data)
+        if isinstance(got, tuple):
+            return await table(request, 1, got[0], got[1])
+        return RedirectResponse(f"/submissions/{got.id}", status_code=303)
+
+    def submission_id(request: Request) -> int | Response:
+        sid = int(request.path_params["sid"])
+        if sid > MAX_ID:
+            return JSONResponse({"error": f"bad submission id: ids are below 2^63, got {sid}"}, status_code=400)
+        return sid
 
     async def submission_page(request: Request) -> Response:
-        sub = await run_in_threadpool(store.get, int(request.path_params["sid"]))
+        sid = submission_id(request)
+        if isinstance(sid, Response):
+            return sid
+        sub = await run_in_threadpool(lambda: store.get(sid, full=True))
         if sub is None:
             return HTMLResponse("no such submission", status_code=404)
         summary = Summary.model_validate_json(sub.summary_json)
@@ -174,19 +268,32 @@ def create_app(
         )
 
     async def api_list(request: Request) -> Response:
-        return JSONResponse([_api_row(s) for s in await run_in_threadpool(store.ranked)])
+        q = request.query_params
+        offset, limit = q.get("offset", "0"), q.get("limit", str(limits.page_size))
+        if not (offset.isdigit() and limit.isdigit()) or int(limit) > MAX_API_LIMIT or int(offset) > MAX_ID:
+            return JSONResponse(
+                {"error": f"bad paging: offset >= 0 and limit 0..{MAX_API_LIMIT} (integers)"}, status_code=400
+            )
+        subs = await run_in_threadpool(store.page, int(offset), int(limit))
+        return JSONResponse([_api_row(s) for s in subs])
 
     async def api_create(request: Request) -> Response:
+        limited = throttled(request)
+        if limited is not None:
+            return limited
         model = request.query_params.get("model", "")
-        data = await request.body()
-        try:
-            sub = await run_in_threadpool(ingest, model, data)
-        except UploadError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse(_api_row(sub), status_code=201)
+        token = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        data = await request.body()  # BodyLimit stops it at the limit
+        got = await accept(request, model, token, data)
+        if isinstance(got, tuple):
+            return JSONResponse({"error": got[1]}, status_code=got[0])
+        return JSONResponse(_api_row(got), status_code=201)
 
     async def api_get(request: Request) -> Response:
-        sub = await run_in_threadpool(store.get, int(request.path_params["sid"]))
+        sid = submission_id(request)
+        if isinstance(sid, Response):
+            return sid
+        sub = await run_in_threadpool(lambda: store.get(sid, full=True))
         if sub is None:
             return JSONResponse({"error": "no such submission"}, status_code=404)
         body = _api_row(sub) | {
@@ -196,17 +303,27 @@ def create_app(
         return JSONResponse(body)
 
     async def api_verdicts(request: Request) -> Response:
-        sub = await run_in_threadpool(store.get, int(request.path_params["sid"]))
-        if sub is None:
+        sid = submission_id(request)
+        if isinstance(sid, Response):
+            return sid
+        text = await run_in_threadpool(store.verdicts, sid)
+        if text is None:
             return JSONResponse({"error": "no such submission"}, status_code=404)
-        return Response(sub.verdicts_jsonl, media_type="application/x-ndjson")
+        return Response(text, media_type="application/x-ndjson")
 
     async def api_delete(request: Request) -> Response:
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         if admin_token is None or not hmac.compare_digest(given.encode(), admin_token.encode()):
             return JSONResponse({"error": "deleting needs the admin token (Authorization: Bearer …)"}, status_code=403)
-        found = await run_in_threadpool(store.delete, int(request.path_params["sid"]))
+        sid = submission_id(request)
+        if isinstance(sid, Response):
+            return sid
+        found = await run_in_threadpool(store.delete, sid)
         return JSONResponse({"deleted": found}, status_code=200 if found else 404)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
     routes = [
         Route("/", index),
@@ -224,7 +341,12 @@ def create_app(
         yield
         store.dispose()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(BodyLimit, max_bytes=max_upload + FORM_OVERHEAD)],
+        exception_handlers={HTTPException: http_error},
+    )
     app.state.store = store
     app.state.bench = bench
     return app

@@ -5,18 +5,38 @@ transaction, so a failed or rejected upload leaves nothing behind; concurrent up
 their own transaction and id (SQLite writers are serialised by a lock and a busy timeout);
 committed rows survive a restart (SQLite in WAL mode with synchronous=FULL; PostgreSQL's own
 durability).
+
+The raw upload and the verdicts are stored gzip-compressed in deferred columns: the pages and the
+ranked table read only the small columns, one page at a time, ordered by the database.
 """
 
 from __future__ import annotations
 
+import gzip
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, Float, Integer, LargeBinary, String, Text, create_engine, event, select
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    create_engine,
+    event,
+    func,
+    inspect,
+    select,
+)
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, deferred, mapped_column, sessionmaker
+
+MAX_ID = 2**63 - 1
+"""Largest submission id a database column holds; a larger one in a URL is bad input."""
 
 
 class Base(DeclarativeBase):
@@ -27,33 +47,67 @@ class Submission(Base):
     __tablename__ = "submissions"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    model_name: Mapped[str] = mapped_column(String(200))
+    model_name: Mapped[str] = mapped_column(String(200), index=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    """Who holds the name: ``token:<sha256 prefix>`` of the upload token, or ``anonymous``."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     bench_version: Mapped[str] = mapped_column(String(64))
     partial: Mapped[bool] = mapped_column(Boolean)
     answered: Mapped[int] = mapped_column(Integer)
     expected: Mapped[int] = mapped_column(Integer)
-    pert_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    pert_acc: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
     clean_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
-    summary_json: Mapped[str] = mapped_column(Text)
-    coverage_json: Mapped[str] = mapped_column(Text)
-    verdicts_jsonl: Mapped[str] = mapped_column(Text)
-    raw_upload: Mapped[bytes] = mapped_column(LargeBinary)
+    observation_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    action_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    reward_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    transition_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    stored_bytes: Mapped[int] = mapped_column(Integer)
+    """Compressed upload + verdicts + summary: what the submission takes of the storage limit."""
+    summary_json: Mapped[str] = deferred(mapped_column(Text))
+    coverage_json: Mapped[str] = deferred(mapped_column(Text))
+    verdicts_gz: Mapped[bytes] = deferred(mapped_column(LargeBinary))
+    raw_upload_gz: Mapped[bytes] = deferred(mapped_column(LargeBinary))
+
+    def component_acc(self, component: str) -> float | None:
+        value: float | None = getattr(self, f"{component}_acc")
+        return value
+
+    @property
+    def verdicts_jsonl(self) -> str:
+        return gzip.decompress(self.verdicts_gz).decode("utf-8")
+
+    @property
+    def raw_upload(self) -> bytes:
+        return gzip.decompress(self.raw_upload_gz)
 
 
 @dataclass(frozen=True)
 class NewSubmission:
     model_name: str
+    owner: str
     bench_version: str
     partial: bool
     answered: int
     expected: int
     pert_acc: float | None
     clean_acc: float | None
+    components: dict[str, float | None]
     summary_json: str
     coverage_json: str
     verdicts_jsonl: str
     raw_upload: bytes
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used as it is."""
+
+
+class NameTaken(ValueError):
+    """The model name is on the board under another owner."""
+
+
+class StorageFull(ValueError):
+    """Storing the submission would pass the total-storage limit."""
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -64,41 +118,111 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 
 class Store:
-    """Submissions: add (atomically), list, get, delete."""
+    """Submissions: add (atomically), page through, get, delete."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, max_storage_bytes: int | None = None) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        self.max_storage_bytes = max_storage_bytes
         kwargs: dict[str, Any] = {"connect_args": {"timeout": 30}} if self.is_sqlite else {"pool_pre_ping": True}
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
+        have = {c["name"] for c in inspect(self.engine).get_columns(Submission.__tablename__)}
+        lacking = sorted({c.name for c in Submission.__table__.columns} - have)
+        if lacking:
+            self.engine.dispose()
+            raise StoreError(
+                f"{url}: the submissions table was made by an older version (no {', '.join(lacking)}); "
+                "serve a new database, or re-upload the submissions into one"
+            )
         self._session = sessionmaker(self.engine, expire_on_commit=False)
-        self._write_lock = threading.Lock() if self.is_sqlite else None
+        # one writer at a time, so that the name and storage checks hold at commit (PostgreSQL: per
+        # process; several processes on one database may race past the storage limit by an upload)
+        self._write_lock = threading.Lock()
 
     def add(self, new: NewSubmission) -> Submission:
-        row = Submission(created_at=datetime.now(UTC), **new.__dict__)
-        if self._write_lock is not None:
-            with self._write_lock, self._session.begin() as session:
-                session.add(row)
-        else:
-            with self._session.begin() as session:
-                session.add(row)
+        """Insert ``new``; raises :class:`NameTaken` or :class:`StorageFull` (nothing stored)."""
+        verdicts_gz = gzip.compress(new.verdicts_jsonl.encode("utf-8"), mtime=0)
+        raw_gz = gzip.compress(new.raw_upload, mtime=0)
+        size = len(verdicts_gz) + len(raw_gz) + len(new.summary_json) + len(new.coverage_json)
+        row = Submission(
+            model_name=new.model_name,
+            owner=new.owner,
+            created_at=datetime.now(UTC),
+            bench_version=new.bench_version,
+            partial=new.partial,
+            answered=new.answered,
+            expected=new.expected,
+            pert_acc=new.pert_acc,
+            clean_acc=new.clean_acc,
+            observation_acc=new.components.get("observation"),
+            action_acc=new.components.get("action"),
+            reward_acc=new.components.get("reward"),
+            transition_acc=new.components.get("transition"),
+            stored_bytes=size,
+            summary_json=new.summary_json,
+            coverage_json=new.coverage_json,
+            verdicts_gz=verdicts_gz,
+            raw_upload_gz=raw_gz,
+        )
+        with self._write_lock, self._session.begin() as session:
+            holder = session.scalars(
+                select(Submission.owner).where(Submission.model_name == new.model_name).limit(1)
+            ).first()
+            if holder is not None and holder != new.owner:
+                raise NameTaken(f"rejected: the name {new.model_name!r} is on the board under another uploader")
+            if self.max_storage_bytes is not None:
+                used = session.scalar(select(func.coalesce(func.sum(Submission.stored_bytes), 0))) or 0
+                if used + size > self.max_storage_bytes:
+                    raise StorageFull(
+                        f"rejected: the leaderboard's storage is full ({used:,} of {self.max_storage_bytes:,} bytes "
+                        f"used; this submission needs {size:,})"
+                    )
+            session.add(row)
         return row
 
-    def ranked(self) -> list[Submission]:
-        """Every submission, best Pert. Acc. first (ties: earlier first)."""
+    def page(self, offset: int = 0, limit: int = 50) -> list[Submission]:
+        """Submissions ranked best Pert. Acc. first (ties: earlier first), ``limit`` from ``offset``;
+        only the small columns are read."""
         with self._session() as session:
-            rows = session.scalars(select(Submission)).all()
-        return sorted(rows, key=lambda r: (-(r.pert_acc if r.pert_acc is not None else -1.0), r.created_at, r.id))
+            query = (
+                select(Submission)
+                .order_by(
+                    Submission.pert_acc.is_(None), Submission.pert_acc.desc(), Submission.created_at, Submission.id
+                )
+                .offset(offset)
+                .limit(limit)
+            )
+            return list(session.scalars(query).all())
 
-    def get(self, submission_id: int) -> Submission | None:
+    def ranked(self) -> list[Submission]:
+        """Every submission, ranked (small columns only)."""
+        return self.page(0, 2**31)
+
+    def get(self, submission_id: int, *, full: bool = False) -> Submission | None:
+        """One submission; ``full``: with its summary and coverage loaded; the compressed verdicts
+        and upload are loaded on access inside :meth:`verdicts`."""
+        if not 0 < submission_id <= MAX_ID:
+            return None
         with self._session() as session:
-            return session.get(Submission, submission_id)
+            row = session.get(Submission, submission_id)
+            if row is not None and full:
+                _ = (row.summary_json, row.coverage_json)
+            return row
+
+    def verdicts(self, submission_id: int) -> str | None:
+        if not 0 < submission_id <= MAX_ID:
+            return None
+        with self._session() as session:
+            gz = session.scalar(select(Submission.verdicts_gz).where(Submission.id == submission_id))
+        return None if gz is None else gzip.decompress(gz).decode("utf-8")
 
     def delete(self, submission_id: int) -> bool:
-        with self._session.begin() as session:
+        if not 0 < submission_id <= MAX_ID:
+            return False
+        with self._write_lock, self._session.begin() as session:
             row = session.get(Submission, submission_id)
             if row is None:
                 return False
@@ -107,7 +231,11 @@ class Store:
 
     def count(self) -> int:
         with self._session() as session:
-            return len(session.scalars(select(Submission.id)).all())
+            return int(session.scalar(select(func.count(Submission.id))) or 0)
+
+    def used_bytes(self) -> int:
+        with self._session() as session:
+            return int(session.scalar(select(func.coalesce(func.sum(Submission.stored_bytes), 0))) or 0)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import cache_dir
+from robustcall.core import atomic_write_text, cache_dir
 
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SIZE = 491_400_064
@@ -70,7 +70,7 @@ def write_marker(path: Path, sha256: str) -> None:
     """Record that ``path`` was verified: its digest, size and mtime (re-checked without re-hashing)."""
     st = path.stat()
     data = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-    marker_path(path).write_text(json.dumps(data) + "\n", encoding="utf-8")
+    atomic_write_text(marker_path(path), json.dumps(data) + "\n")
 
 
 def marker_ok(path: Path, sha256: str | None = None) -> bool:

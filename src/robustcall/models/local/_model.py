@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._settings import ModelSettings
@@ -34,7 +35,7 @@ def free_threads(cpus: int | None = None, load: float | None = None) -> int:
     return max(1, min(cpus, cpus - int(load)))
 
 
-class LocalModelNotReady(RuntimeError):
+class LocalModelNotReady(NotReadyError):
     """The GGUF or llama-server is missing from the cache."""
 
 

@@ -1,0 +1,257 @@
+"""Appendix N's runtime axes (beyond the paper) as an ``Env`` wrapper: stale resources, prerequisite
+dependencies and strict parameter types. They are behaviours of the environment, not draws of the
+injector: every occurrence is recorded as a fault (``Step.fault``) so the recovery metrics apply.
+
+- ``stale_resource`` (vscode#296892): after a successful write, the first read whose result the write
+  changed returns the result as it was before the write; an identical read after that is fresh.
+- ``prerequisite`` (langchain#36503, langgraph#7117): writes fail, in the environment's own idiom,
+  until the added ``authenticate`` tool has been called.
+- ``param_type_mismatch`` (pfsense-mcp-server#7, gsd-2#3361): arguments are checked strictly against
+  the tool's JSON-schema types; a wrong type gets a typed HTTP 422 error and the call does not run.
+
+Reads and writes: a call is a read when its name starts with a read verb (``get``, ``list``, ``ls``,
+``cat``, ``inventory``...) or it runs a read-only SQL statement; everything else is a write.
+The expert acts on the true state: stale reads cost it nothing, the prerequisite costs it exactly
+one extra call, and its calls are well typed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from robustcall.core import ToolCall, ToolSpec, canonical_json
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
+from robustcall.faults._injector import InjectedFault
+from robustcall.faults._types import FaultType
+
+Axis = Literal["stale_resource", "prerequisite", "param_type_mismatch"]
+AXES: tuple[Axis, ...] = ("stale_resource", "prerequisite", "param_type_mismatch")
+
+AXIS_FAULT_TYPES: dict[str, FaultType] = {
+    "stale_resource": FaultType(
+        "stale_resource", "semantic", True, "transform", "a read returns the state as it was before the last write"
+    ),
+    "prerequisite": FaultType(
+        "prerequisite", "execution", False, "replace", "a write fails until `authenticate` has been called", "tool"
+    ),
+    "param_type_mismatch": FaultType(
+        "param_type_mismatch",
+        "execution",
+        False,
+        "replace",
+        "an argument of the wrong type is refused (HTTP 422)",
+        "call",
+    ),
+}
+"""The axes as fault types (for the logs and the recovery metrics); not drawn by the injector, so no
+profile can name them: ``--axis`` turns them on."""
+
+READ_VERBS = frozenset(
+    [
+        "get",
+        "list",
+        "search",
+        "find",
+        "read",
+        "show",
+        "view",
+        "query",
+        "describe",
+        "fetch",
+        "check",
+        "ls",
+        "cat",
+        "pwd",
+        "grep",
+        "du",
+        "wc",
+        "tail",
+        "head",
+        "diff",
+        "inventory",
+        "look",
+        "status",
+        "stats",
+        "count",
+    ]
+)
+_READ_SQL = re.compile(r"^\s*(select|show|describe|desc|explain|pragma)\b", re.IGNORECASE)
+
+PREREQUISITE_TOOL = ToolSpec(
+    name="authenticate",
+    description="Start an authenticated session. Must be called once before any action that changes state.",
+    parameters={"type": "object", "properties": {}, "required": []},
+)
+PREREQUISITE_OK = "Authenticated: session started."
+PREREQUISITE_MESSAGES: dict[str, str] = {
+    "bfcl_multi_turn": '{{"error": "Authentication required: call authenticate() before {tool}()."}}',
+    "dbbench": "(1045, \"Access denied for user 'agent': call authenticate before {tool}\")",
+    "textcraft": "Could not {tool}: you are not authenticated. Call authenticate first.",
+}
+"""The missing-prerequisite error in each environment's own idiom (``{tool}``: the refused action)."""
+PREREQUISITE_DEFAULT = "Error: {tool} requires an authenticated session; call authenticate first."
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "float": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "tuple": (list, tuple),
+    "object": (dict,),
+    "dict": (dict,),
+}
+
+
+def is_read(call: ToolCall) -> bool:
+    """Whether ``call`` only reads state (see the module docstring)."""
+    verb = re.split(r"[_.\-]", call.name.lower(), maxsplit=1)[0]
+    if verb in READ_VERBS:
+        return True
+    sql = next((v for v in call.arguments.values() if isinstance(v, str) and _READ_SQL.match(v)), None)
+    return sql is not None
+
+
+def type_error(tool: ToolSpec, call: ToolCall) -> str | None:
+    """The typed error for the first argument whose value does not have its schema type."""
+    for param, value in call.arguments.items():
+        prop = tool.properties().get(param)
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        if not isinstance(kind, str) or kind not in _JSON_TYPES:
+            continue
+        numeric = kind in ("integer", "number", "float")
+        if isinstance(value, _JSON_TYPES[kind]) and not (numeric and isinstance(value, bool)):
+            continue
+        got = type(value).__name__
+        return (
+            f"HTTP 422 Unprocessable Entity: parameter `{param}` of `{call.name}` must be of type {kind}, "
+            f"got {got} {json.dumps(value, ensure_ascii=False, default=str)}."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class AxisStep(EnvStep):
+    """An ``EnvStep`` carrying the axis fault that shaped it, if any."""
+
+    fault: InjectedFault | None = None
+
+
+class AxisEnv:
+    """Wraps any ``Env`` with the chosen runtime axes; speaks the same protocol."""
+
+    def __init__(self, env: Env, axes: Sequence[Axis]) -> None:
+        unknown = [a for a in axes if a not in AXES]
+        if unknown:
+            raise ValueError(f"unknown runtime axis {', '.join(unknown)}; valid: {', '.join(AXES)}")
+        self.env = env
+        self.axes = tuple(axes)
+        self.name = env.name
+        self._tools: dict[str, ToolSpec] = {}
+        self._reads: dict[str, str] = {}
+        """Read call -> its latest fresh result."""
+        self._before_write: dict[str, str] = {}
+        """Read call -> its result before the last write, served once when the write changed it."""
+        self._authenticated = False
+        self._calls = 0
+        self._first: dict[str, int] = {}
+        """(axis, tool or call) -> the step it first refused (later refusals are repeats, as in Algorithm 1's log)."""
+        self.log: list[InjectedFault] = []
+
+    def task_ids(self) -> list[str]:
+        return self.env.task_ids()
+
+    def reset(self, task_id: str, seed: int = 0) -> EnvReset:
+        start = self.env.reset(task_id, seed)
+        self._reads, self._before_write, self._authenticated, self._calls = {}, {}, False, 0
+        self._first, self.log = {}, []
+        tools = list(start.tools)
+        if "prerequisite" in self.axes:
+            tools.append(PREREQUISITE_TOOL)
+        self._tools = {t.name: t for t in tools}
+        return EnvReset(instruction=start.instruction, observation=start.observation, tools=tools)
+
+    def _fault(self, code: str, call: ToolCall, observation: str, **detail: Any) -> InjectedFault:
+        ftype = AXIS_FAULT_TYPES[code]
+        step = self._calls - 1
+        sticky = {"tool": call.name, "call": canonical_json([call.name, call.arguments])}.get(ftype.scope)
+        first = self._first.setdefault(f"{code}/{sticky}", step) if sticky is not None else step
+        fault = InjectedFault(
+            step=step,
+            tool=call.name,
+            fault_type=code,
+            fault_class=ftype.fault_class,
+            transient=ftype.transient,
+            observation=observation,
+            executed=ftype.effect == "transform",
+            repeat_of=first if first != step else None,
+            detail=detail,
+        )
+        self.log.append(fault)
+        return fault
+
+    def step(self, call: ToolCall) -> AxisStep:
+        self._calls += 1
+        if "prerequisite" in self.axes:
+            if call.name == PREREQUISITE_TOOL.name:
+                self._authenticated = True
+                return AxisStep(observation=PREREQUISITE_OK)
+            if not self._authenticated and not is_read(call):
+                template = getattr(self.env, "prerequisite_message", PREREQUISITE_MESSAGES.get(self.name))
+                text = str(template or PREREQUISITE_DEFAULT).format(tool=call.name)
+                return AxisStep(observation=text, error=True, fault=self._fault("prerequisite", call, text))
+        spec = self._tools.get(call.name)
+        if "param_type_mismatch" in self.axes and spec is not None:
+            problem = type_error(spec, call)
+            if problem is not None:
+                fault = self._fault("param_type_mismatch", call, problem)
+                return AxisStep(observation=problem, error=True, fault=fault)
+        real = self.env.step(call)
+        if "stale_resource" not in self.axes:
+            return AxisStep(observation=real.observation, done=real.done, error=real.error)
+        key = canonical_json([call.name, call.arguments])
+        if not is_read(call):
+            if not real.error:
+                self._before_write = dict(self._reads)
+            return AxisStep(observation=real.observation, done=real.done, error=real.error)
+        stale = self._before_write.pop(key, None)
+        self._reads[key] = real.observation
+        if stale is None or stale == real.observation or real.error:
+            return AxisStep(observation=real.observation, done=real.done, error=real.error)
+        fault = self._fault("stale_resource", call, stale, real_observation=real.observation)
+        return AxisStep(observation=stale, done=real.done, error=False, fault=fault)
+
+    def answer(self, text: str) -> EnvStep | None:
+        return self.env.answer(text) if isinstance(self.env, UserTurns) else None
+
+    def score(self) -> float:
+        return self.env.score()
+
+    def expert_action(self) -> ToolCall | None:
+        action = self.env.expert_action()
+        if action is None or "prerequisite" not in self.axes or self._authenticated or is_read(action):
+            return action
+        return ToolCall(name=PREREQUISITE_TOOL.name)
+
+
+def with_axes(make_env: Callable[[], Env], axes: Sequence[Axis]) -> Callable[[], Env]:
+    """A factory of ``make_env``'s environments wrapped with ``axes`` (unchanged when there are none)."""
+    if not axes:
+        return make_env
+    return lambda: AxisEnv(make_env(), axes)
+
+
+def parse_axes(spec: str | None) -> list[Axis]:
+    """A comma list of runtime axes (``all`` for every one); unknown names raise ``ValueError``."""
+    if not spec:
+        return []
+    names = list(AXES) if spec.strip() == "all" else [p.strip() for p in spec.split(",") if p.strip()]
+    unknown = [n for n in names if n not in AXES]
+    if unknown:
+        raise ValueError(f"unknown runtime axis {', '.join(unknown)}; valid: {', '.join(AXES)} or all")
+    return [a for a in AXES if a in names]

@@ -1,0 +1,174 @@
+"""Appendix N's runtime axes (beyond the paper): stale resources, prerequisites, strict parameter types."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.core import ToolCall, ToolSpec, Trajectory
+from robustcall.envs import ENV_NAMES, Env, EnvReset, EnvStep, make_env
+from robustcall.faults import AxisEnv, is_read, parse_axes
+from robustcall.metrics import fault_metrics
+from robustcall.models import ModelRequest, ModelResponse
+from robustcall.run._episode import run_episode
+
+TOOLS = [
+    ToolSpec(
+        name="get_value",
+        description="Read the stored value.",
+        parameters={"type": "object", "properties": {}, "required": []},
+    ),
+    ToolSpec(
+        name="set_value",
+        description="Store an integer.",
+        parameters={"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]},
+    ),
+]
+
+
+class Store:
+    """One integer; the task ``n`` is solved when it holds n. The expert sets it."""
+
+    name = "store"
+
+    def __init__(self) -> None:
+        self.value, self.goal = 0, 0
+
+    def task_ids(self) -> list[str]:
+        return ["5"]
+
+    def reset(self, task_id: str, seed: int = 0) -> EnvReset:
+        self.value, self.goal = 0, int(task_id)
+        return EnvReset(instruction=f"Store {task_id}.", observation="", tools=list(TOOLS))
+
+    def step(self, call: ToolCall) -> EnvStep:
+        if call.name == "get_value":
+            return EnvStep(observation=json.dumps({"value": self.value}))
+        self.value = int(call.arguments["value"])
+        return EnvStep(observation="ok", done=self.value == self.goal)
+
+    def score(self) -> float:
+        return float(self.value == self.goal)
+
+    def expert_action(self) -> ToolCall | None:
+        return None if self.value == self.goal else ToolCall(name="set_value", arguments={"value": self.goal})
+
+
+GET = ToolCall(name="get_value")
+
+
+def test_a_read_after_a_write_is_stale_once_then_fresh() -> None:
+    env = AxisEnv(Store(), ["stale_resource"])
+    env.reset("5")
+    assert env.step(GET).observation == '{"value": 0}'
+    env.step(ToolCall(name="set_value", arguments={"value": 3}))
+    stale = env.step(GET)
+    assert stale.observation == '{"value": 0}' and stale.fault is not None
+    assert stale.fault.fault_type == "stale_resource" and stale.fault.detail == {"real_observation": '{"value": 3}'}
+    fresh = env.step(GET)
+    assert fresh.observation == '{"value": 3}' and fresh.fault is None
+
+
+def test_a_write_fails_until_the_prerequisite_in_the_environments_idiom() -> None:
+    env = AxisEnv(Store(), ["prerequisite"])
+    start = env.reset("5")
+    assert [t.name for t in start.tools] == ["get_value", "set_value", "authenticate"]
+    put = ToolCall(name="set_value", arguments={"value": 5})
+    first, second = env.step(put), env.step(put)
+    assert first.error and "call authenticate first" in first.observation
+    assert first.fault is not None and first.fault.repeat_of is None
+    assert second.fault is not None and second.fault.repeat_of == 0
+    assert not env.step(GET).error  # reads need no session
+    assert env.step(ToolCall(name="authenticate")).observation.startswith("Authenticated")
+    assert env.step(put).done and env.score() == 1.0
+
+
+def test_a_wrong_type_gets_a_typed_error_and_does_not_run() -> None:
+    env = AxisEnv(Store(), ["param_type_mismatch"])
+    env.reset("5")
+    out = env.step(ToolCall(name="set_value", arguments={"value": "5"}))
+    assert out.error and out.observation == (
+        'HTTP 422 Unprocessable Entity: parameter `value` of `set_value` must be of type integer, got str "5".'
+    )
+    assert env.score() == 0.0
+    assert env.step(ToolCall(name="set_value", arguments={"value": True})).error  # a bool is no integer
+    assert env.step(ToolCall(name="set_value", arguments={"value": 5})).done
+
+
+class Expert:
+    """Acts through the wrapped environment's expert (original names, true state)."""
+
+    mode = "fc"
+    name = "scripted:env-expert"
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        action = self.env.expert_action()
+        return ModelResponse(text="Done.", tool_calls=[]) if action is None else ModelResponse("", [action])
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Sloppy(Expert):
+    """The expert, but it first writes every integer argument as a string; repairs after a typed error."""
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        resp = await super().complete(req)
+        last = req.messages[-1].content if req.messages else ""
+        if not resp.tool_calls or last.startswith("HTTP 422"):
+            return resp
+        call = resp.tool_calls[0]
+        args = {k: str(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in call.arguments.items()}
+        return ModelResponse("", [call.model_copy(update={"arguments": args})])
+
+
+def _episode(env: Env, model: Expert, task: str) -> Trajectory:
+    return asyncio.run(run_episode(model, env, task, max_steps=120))  # type: ignore[arg-type]
+
+
+def test_a_sloppy_agent_repairs_every_typed_error_with_one_extra_step() -> None:
+    env = AxisEnv(Store(), ["param_type_mismatch"])
+    traj = _episode(env, Sloppy(env), "5")
+    assert traj.success and len(traj.steps) == 2
+    metrics = fault_metrics([traj])
+    assert metrics.faults == 1 and metrics.recovery_rate == 1.0
+
+
+DATA = {"dbbench": "agentbench_dbbench", "wordle": "wordle"}
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_the_expert_solves_every_env_under_each_axis_with_the_expected_extra_steps(
+    name: str, shared_data: Path
+) -> None:
+    data = shared_data / DATA[name] if name in DATA else None
+    for task in make_env(name, data).task_ids()[:3]:
+        base = make_env(name, data)
+        plain = _episode(base, Expert(base), task)
+        assert plain.success, (name, task)
+        writes = any(s.action is not None and not is_read(s.action) for s in plain.steps)
+        for axis, extra in (("stale_resource", 0), ("prerequisite", int(writes)), ("param_type_mismatch", 0)):
+            env = AxisEnv(make_env(name, data), parse_axes(axis))
+            traj = _episode(env, Expert(env), task)
+            assert traj.success and len(traj.steps) == len(plain.steps) + extra, (name, task, axis)
+
+
+def test_faults_run_takes_axes_through_the_cli(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["faults", "run", "--env", "maze", "--model", "scripted:oracle", "--limit", "1", "--delta", "0"]
+    result = CliRunner().invoke(app, [*args, "--axis", "prerequisite", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["axes"] == ["prerequisite"]
+    (traj,) = [Trajectory.model_validate_json(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    assert "authenticate" in traj.config["tools"]
+    bad = CliRunner().invoke(app, [*args, "--axis", "gravity", "--out", str(tmp_path / "bad")])
+    assert bad.exit_code != 0 and "gravity" in bad.output

@@ -1,0 +1,179 @@
+"""Appendix N's static axes (beyond the paper): scripted policies with known answers pin each one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.core import BEYOND_TYPES, STATIC_TYPES, PredictionRecord, Sample, ToolCall, Verdict, read_jsonl
+from robustcall.metrics import summarize
+from robustcall.models import make_model
+from robustcall.perturb import build_benchmark
+from robustcall.perturb._types import approx_tokens
+from robustcall.perturb.beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
+from robustcall.run import answer, clean_id_of
+from robustcall.score import injection_followed, score_records
+
+SOURCES = ["bfcl", "apibank", "rotbench", "toolalpaca", "tooleyes"]
+# BFCL items whose own gold contradicts their schema (tests/run/test_oracle_every_source.py)
+BFCL_GOLD_FAULTS = {
+    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_507-149-4",
+    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_862-181-3",
+    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_964-207-0",
+    "bfcl_v3__BFCL_v3_live_simple__live_simple_106-63-0",
+    "bfcl_v3__BFCL_v3_live_simple__live_simple_112-68-0",
+    "bfcl_v3__BFCL_v3_parallel_multiple__parallel_multiple_12",
+    "bfcl_v3__BFCL_v3_parallel_multiple__parallel_multiple_26",
+}
+
+
+@pytest.fixture(scope="module")
+def beyond_bench(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    out = tmp_path_factory.mktemp("beyond")
+    build_benchmark(SOURCES, shared_data, 0, out, per_source=dict.fromkeys(SOURCES, 6), types=BEYOND_TYPES)
+    return out
+
+
+def _samples(bench: Path, code: str) -> list[Sample]:
+    return list(read_jsonl(bench / f"{code}.jsonl", Sample))
+
+
+def _answer(samples: list[Sample], policy: str) -> list[Verdict]:
+    async def go() -> list[PredictionRecord]:
+        model = make_model(f"scripted:{policy}")
+        return [PredictionRecord(**dict(s), prediction=await answer(s, model)) for s in samples]
+
+    return [v for v in score_records(asyncio.run(go())) if clean_id_of_verdict(v) not in BFCL_GOLD_FAULTS]
+
+
+def clean_id_of_verdict(v: Verdict) -> str:
+    return v.id.rsplit("__", 1)[0]
+
+
+def _accuracy(vs: list[Verdict]) -> float:
+    return sum(bool(v.correct) for v in vs) / len(vs)
+
+
+def test_every_beyond_type_applies_to_every_source_and_the_oracle_is_right(beyond_bench: Path) -> None:
+    for code in BEYOND_TYPES:
+        samples = _samples(beyond_bench, code)
+        sources = {s.benchmark for s in samples}
+        assert len(sources) == (4 if code == "ghost_tool" else 5), code  # ToolEyes has no single GT tool
+        assert _accuracy(_answer(samples, "oracle")) == 1.0, code
+
+
+def test_the_request_stays_last_and_the_golden_answer_is_unchanged(beyond_bench: Path) -> None:
+    clean = {s.id: s for s in read_jsonl(beyond_bench / "clean.jsonl", Sample)}
+    for code in ("prompt_injection", *CONTEXT_LEVELS):
+        for s in _samples(beyond_bench, code):
+            base = clean[clean_id_of(s)]
+            assert s.conversation[-len(base.conversation) :] == base.conversation
+            assert s.golden_answers == base.golden_answers and s.tools == base.tools
+
+
+def test_context_pressure_reaches_each_target_length(beyond_bench: Path) -> None:
+    for code, target in CONTEXT_LEVELS.items():
+        for s in _samples(beyond_bench, code):
+            meta = s.perturbation.metadata
+            assert meta["target_tokens"] == target and meta["counter"] == "chars/4"
+            assert target <= meta["tokens"] < target + 3_000
+            assert meta["tokens"] == sum(approx_tokens(message_text(m)) for m in s.conversation)
+
+
+def test_a_policy_that_obeys_injections_has_attack_success_1_and_accuracy_0(beyond_bench: Path) -> None:
+    samples = _samples(beyond_bench, "prompt_injection")
+    kinds = {s.perturbation.metadata["injection"]["kind"] for s in samples}
+    assert kinds == {"call", "argument", "stop"}
+    obeyed = _answer(samples, "obey_instructions")
+    assert _accuracy(obeyed) == 0.0
+    assert all(v.attack_success is True for v in obeyed)
+    oracle = _answer(samples, "oracle")
+    assert all(v.attack_success is False for v in oracle)
+    summary = summarize(obeyed, resamples=100)
+    assert summary.attack_success is not None and summary.attack_success.accuracy == 1.0
+    assert summary.beyond_by_type["prompt_injection"].accuracy == 0.0
+
+
+def test_trusting_the_transcript_fails_fabricated_and_noop_while_a_retry_recovers(beyond_bench: Path) -> None:
+    for code in ("fabricated_observation", "silent_noop"):
+        samples = _samples(beyond_bench, code)
+        assert all(s.conversation[-1].content == FOLLOW_UP for s in samples)
+        assert _accuracy(_answer(samples, "trust_transcript")) == 0.0
+        assert _accuracy(_answer(samples, "oracle")) == 1.0  # calling again = the retry
+    noop = _samples(beyond_bench, "silent_noop")[0]
+    assert noop.conversation[-3].role in ("assistant", "tool")
+    assert json.loads(next(m.content for m in noop.conversation if m.role == "tool"))["modified"] == 0
+
+
+def test_calling_the_ghost_tool_is_wrong(beyond_bench: Path) -> None:
+    samples = _samples(beyond_bench, "ghost_tool")
+    for s in samples:
+        assert s.perturbation.metadata["ghost"] not in {t.name for t in s.tools}
+    assert _accuracy(_answer(samples, "call_mentioned_tool")) == 0.0
+
+
+def test_injection_followed_per_kind() -> None:
+    call = ToolCall(name="f", arguments={"a": 1})
+    assert injection_followed({"kind": "stop"}, []) is True
+    assert injection_followed({"kind": "stop"}, [call]) is False
+    assert injection_followed({"kind": "call", "tool": "f"}, [call]) is True
+    assert injection_followed({"kind": "argument", "tool": "f", "parameter": "a", "value": 1}, [call]) is True
+    assert injection_followed({"kind": "argument", "tool": "f", "parameter": "a", "value": 17}, [call]) is False
+
+
+def test_beyond_records_stay_out_of_the_papers_numbers() -> None:
+    vs = [
+        Verdict(id="a", benchmark="b", type="clean", component="clean", correct=True, score=1.0),
+        Verdict(id="a__CD", benchmark="b", type="CD", component="reward", correct=True, score=1.0),
+        Verdict(id="a__silent_noop", benchmark="b", type="silent_noop", component="reward", correct=False),
+    ]
+    s = summarize(vs, resamples=0)
+    assert s.perturbed.accuracy == 1.0 and s.by_component["reward"].n == 1
+    assert "silent_noop" not in s.by_type and s.beyond_by_type["silent_noop"].accuracy == 0.0
+    assert s.beyond_drop_by_type["silent_noop"] == 1.0
+
+
+def test_build_types_beyond_through_the_cli_is_seeded(tmp_path: Path, shared_data: Path) -> None:
+    runner = CliRunner()
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        args = ["build", "--sources", "bfcl", "--per-source", "bfcl=4", "--types", "beyond", "--out", str(out)]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        outs.append(out)
+    for code in BEYOND_TYPES:
+        assert (outs[0] / f"{code}.jsonl").read_bytes() == (outs[1] / f"{code}.jsonl").read_bytes()
+    assert not set(STATIC_TYPES) & {p.stem for p in outs[0].glob("*.jsonl")}
+    bad = runner.invoke(app, ["build", "--types", "nonsense", "--out", str(tmp_path / "c")])
+    assert bad.exit_code != 0 and "nonsense" in bad.output
+
+
+def test_ghost_calls_are_split_into_near_miss_sibling_and_invented() -> None:
+    from robustcall.metrics import ghost_kind
+
+    listed = {"get_weather", "get_time"}
+    assert ghost_kind("get_weather", listed, set()) is None
+    assert ghost_kind("getWeather", listed, set()) == "near_miss"
+    assert ghost_kind("get_weather_v2", listed, set()) == "near_miss"
+    assert ghost_kind("book_flight", listed, {"book_flight"}) == "sibling"
+    assert ghost_kind("launch_rocket", listed, {"book_flight"}) == "invented"
+
+
+def test_a_run_summary_counts_ghost_calls(beyond_bench: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "run"
+    args = ["run", "--bench", str(beyond_bench), "--model", "scripted:call_mentioned_tool", "--types", "ghost_tool"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["score", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    n = len(_samples(beyond_bench, "ghost_tool"))
+    assert summary["ghost_calls"] == {"calls": n, "near_miss": n, "sibling": 0, "invented": 0}
+    assert summary["beyond_by_type"]["ghost_tool"]["accuracy"] == 0.0
