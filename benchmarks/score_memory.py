@@ -1,7 +1,7 @@
 """Peak memory of scoring a big run: ``score_run`` on N predictions (default 100,000), streamed vs loaded.
 
 The run is made from the BFCL oracle corpus (model outputs of every kind for BFCL samples, see
-``parse_score.py``): its rows, repeated under fresh ids until there are N, written as a run's
+``parse_score.py``): its rows, each under its own id, repeated until there are N, written as a run's
 ``predictions.jsonl`` (each record carries its sample, tools included, as ``robustcall run``
 writes it). Each side scores it in a fresh child process and reports its peak RSS (``ru_maxrss``):
 
@@ -57,8 +57,7 @@ def make_run(corpus: Path, n: int, run: Path) -> None:
         for k in range(n):
             row = rows[k % len(rows)]
             sample = by_id[row["id"]]
-            if k >= len(rows):
-                sample = sample.model_copy(update={"id": f"{sample.id}__r{k // len(rows)}"})
+            sample = sample.model_copy(update={"id": f"{sample.id}__r{k}"})  # one record per (id, type)
             calls = parse_tool_calls(row["output"], "bfcl", sample.tools).calls
             pred = Prediction(raw_output=row["output"], tool_calls=calls)
             out.write(prediction_line(sample, pred, "corpus") + "\n")
@@ -84,8 +83,9 @@ def main() -> None:
                 [sys.executable, "-c", CHILD, str(run), side, str(args.bootstrap)],
                 capture_output=True,
                 text=True,
-                check=True,
             )
+            if proc.returncode != 0:
+                sys.exit(f"{side}: the scoring child failed:\n{proc.stderr[-2000:]}")
             count, dt, rss_kb = proc.stdout.split()
             print(f"{side:>9}: {int(count):,} verdicts in {float(dt):.0f} s, peak RSS {int(rss_kb) / 1024:,.0f} MB")
     print(f"goal: streamed < 500 MB (this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
