@@ -293,10 +293,11 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
     table = summary_table(summary, title=str(out))
     widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
     if widths:  # what the table rests on, so that a small run is not read as more than it is
-        table.caption = (
+        rests_on = (
             f"{summary.clean.n} clean samples (paired across types); 95% intervals "
             f"±{100 * min(widths):.0f} to ±{100 * max(widths):.0f} points"
         )
+        table.caption = f"{table.caption}; {rests_on}" if table.caption else rests_on
     Console().print(table)
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
