@@ -158,7 +158,7 @@ def register_audit(app: typer.Typer) -> None:
                 "its default sampling).",
             ),
         ] = None,
-        n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
+        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:
@@ -168,7 +168,9 @@ def register_audit(app: typer.Typer) -> None:
         from robustcall.models import SettingsError, TextModel
         from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
+        from robustcall.run import bench_digest
 
+        bench_digest(bench)  # a finished build, not any folder
         client = None
         if judge_model:
             try:

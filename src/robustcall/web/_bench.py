@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import BEYOND_TYPES, Sample
+from robustcall.core import BEYOND_TYPES, MissingInputError, Sample
 from robustcall.perturb.build import MANIFEST
 from robustcall.run import ALL_TYPES, plan_work
 
@@ -33,7 +33,7 @@ class BenchIndex:
     def load(cls, bench_dir: Path) -> BenchIndex:
         manifest = bench_dir / MANIFEST
         if not manifest.is_file():
-            raise FileNotFoundError(f"{manifest} not found: point --bench at a `robustcall build` output")
+            raise MissingInputError(f"{manifest} not found: point --bench at a `robustcall build` output")
         items = plan_work(bench_dir, list(ALL_TYPES), None)
         beyond = [t for t in BEYOND_TYPES if (bench_dir / f"{t}.jsonl").is_file()]
         extra = plan_work(bench_dir, beyond, None) if beyond else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._settings import ModelSettings
@@ -16,7 +17,7 @@ LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
 
 
-class LocalModelNotReady(RuntimeError):
+class LocalModelNotReady(NotReadyError):
     """The GGUF or llama-server is missing from the cache."""
 
 

