@@ -9,6 +9,7 @@ from typing import Any
 
 from robustcall.core import (
     ExistingOutputError,
+    InputError,
     MissingInputError,
     PredictionRecord,
     Verdict,
@@ -21,6 +22,7 @@ from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, ghost_cal
 from robustcall.models import resolve_base_url, unwire_calls
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
+from robustcall.run._plan import record_key
 from robustcall.score import score_records
 
 SCORES = "scores.jsonl"
@@ -112,6 +114,33 @@ def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
     return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": calls})})
 
 
+def refuse_duplicates(path: Path, records: list[PredictionRecord]) -> None:
+    """Raise ``InputError`` naming the lines when two records share a key (sample id, type).
+
+    A run never writes one key twice (``--resume`` compacts its checkpoint); a file that does was
+    put together by hand, and counting both would double the record's weight and narrow every
+    interval. The leaderboard refuses such uploads the same way."""
+    keys = [record_key(r) for r in records]
+    if len(set(keys)) == len(keys):
+        return
+    first: dict[tuple[str, str], int] = {}
+    lineno = 0
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            kind = (obj.get("perturbation") or {}).get("type", "clean")
+            key = (str(obj.get("id")), str(kind))
+            if key in first:
+                raise InputError(
+                    f"{path}:{lineno}: duplicate record {key[0]!r} ({key[1]}), first on line {first[key]}: "
+                    "a run holds one record per sample and type; remove one of them"
+                )
+            first[key] = lineno
+    raise InputError(f"{path}: duplicate records")  # not reached: the scan above finds the pair
+
+
 def score_run(
     run_dir: Path,
     *,
@@ -125,6 +154,7 @@ def score_run(
     if not path.is_file():
         raise MissingInputError(f"{path} not found: run `robustcall run --out {run_dir}` first")
     records = read_checkpoint(path, PredictionRecord)
+    refuse_duplicates(path, records)
     if reparse_text:
         mode = run_mode(run_dir)
         records = [reparse(r, mode) for r in records]
