@@ -186,7 +186,7 @@ def test_faults_report_counts_ghost_calls(tmp_path: Path) -> None:
 class GhostCaller(Expert):
     """Calls a restyled name, a sibling environment's tool and an invented one, then stops."""
 
-    plan = ["moveUp", "guess", "teleport"]
+    plan = ("moveUp", "guess", "teleport")
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         made = sum(m.role == "assistant" for m in req.messages)
