@@ -50,6 +50,8 @@ def _row(sub: Submission, rank: int) -> dict[str, Any]:
         "pert": _pct(sub.pert_acc),
         "clean": _pct(sub.clean_acc),
         **{c: _pct(sub.component_acc(c)) for c in COMPONENTS},
+        "beyond": _pct(sub.beyond_acc),
+        "asr": _pct(sub.attack_success),
         "records": f"{sub.answered:,}/{sub.expected:,}",
         "date": sub.created_at.strftime("%Y-%m-%d"),
     }
@@ -67,7 +69,15 @@ def _api_row(sub: Submission) -> dict[str, Any]:
         "pert_acc": sub.pert_acc,
         "clean": sub.clean_acc,
         "components": {c: v for c in COMPONENTS if (v := sub.component_acc(c)) is not None},
+        "beyond": {"accuracy": sub.beyond_acc, "attack_success": sub.attack_success},
     }
+
+
+def _beyond_acc(summary: Summary) -> float | None:
+    """Pooled accuracy over the records of the types beyond the paper (none: ``None``)."""
+    cells = summary.beyond_by_type.values()
+    n = sum(c.n for c in cells)
+    return sum(c.correct for c in cells) / n if n else None
 
 
 def _heat(summary: Summary) -> list[dict[str, Any]]:
@@ -104,6 +114,11 @@ def _groups(summary: Summary) -> list[dict[str, Any]]:
         if code != "clean":
             name = f"{TYPES[code].display} ({code})" if code in TYPES else code
             rows.append(group(name, cell, summary.drop_by_type.get(code), False))
+    for code, cell in summary.beyond_by_type.items():  # Appendix N, apart from the paper's numbers
+        name = f"Beyond the paper: {TYPES[code].display} ({code})"
+        rows.append(group(name, cell, summary.beyond_drop_by_type.get(code), False))
+    if summary.attack_success is not None:
+        rows.append(group("Beyond the paper: injection attack success ↓", summary.attack_success, None, False))
     return rows
 
 
@@ -175,6 +190,8 @@ def create_app(
                 coverage_json=json.dumps(cov.missing_by_type, sort_keys=True),
                 verdicts_jsonl="".join(dump_record(v) + "\n" for v in scored.verdicts),
                 raw_upload=data,
+                beyond_acc=_beyond_acc(summary),
+                attack_success=summary.attack_success.accuracy if summary.attack_success else None,
             )
         )
 
