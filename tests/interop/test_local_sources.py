@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mock_servers import free_port
+from mock_servers import HubServer, free_port
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
@@ -86,3 +86,31 @@ def test_bad_gguf_and_unreachable_hub_fail_in_one_line(tmp_path: Path, monkeypat
     said = " ".join(res.output.split())
     assert "not reachable" in said and "--gguf" in said
     assert not (tmp_path / "c" / "hub").exists()  # huggingface_hub was never asked
+
+
+def test_hf_repo_through_huggingface_hub_then_run(
+    tiny_bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reachable Hub (a stand-in on 127.0.0.1): the repo's one Q4_K_M GGUF is fetched by
+    huggingface_hub, adopted, and runs as ``local:<stem>``."""
+    pytest.importorskip("huggingface_hub")
+    gguf = b"GGUF" + bytes(200)
+    hub = HubServer("org/tiny-GGUF", {"tiny-Q8_0.gguf": gguf, "tiny-Q4_K_M.gguf": gguf, "README.md": b"hi"})
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+    cache = tmp_path / "cache"
+    try:
+        res = runner.invoke(app, ["model", "setup", "--cache", str(cache), "--hf-repo", "org/tiny-GGUF",
+                                  "--llama-server", str(_fake_server(tmp_path / "bin"))])  # fmt: skip
+    finally:
+        hub.stop()
+    assert res.exit_code == 0, res.output
+    assert "--model local:tiny-Q4_K_M" in " ".join(res.output.split())
+    assert "GET /org/tiny-GGUF/resolve/main/tiny-Q4_K_M.gguf" in hub.seen
+    assert (cache / "models" / "tiny-Q4_K_M.gguf").read_bytes() == gguf
+    monkeypatch.setenv("ROBUSTCALL_CACHE", str(cache))
+    res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(tmp_path / "run"), "--model",
+                              "local:tiny-Q4_K_M", "--types", "clean"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    records = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and {r["model"] for r in records} == {"local:tiny-Q4_K_M"}
