@@ -426,7 +426,7 @@ def register(app: typer.Typer) -> None:
             mode,
             types,
             limit,
-            concurrency if concurrency is not None else (1 if model == "local" else DEFAULT_CONCURRENCY),
+            concurrency if concurrency is not None else (1 if model.split(":")[0] == "local" else DEFAULT_CONCURRENCY),
             run_dir,
             resume or has_predictions,
             settings,

@@ -72,12 +72,11 @@ def clean_id_of(sample: Sample) -> str:
 def parse_types(spec: str) -> list[str]:
     """``all`` (the paper's 22 and clean), ``static``, ``transition``, ``beyond`` (Appendix N's static
     axes) or a comma list of code / display names."""
-    spec = spec.strip()
-    if spec == "all":
-        return list(ALL_TYPES)
     out: list[str] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
-        if part == "static":
+        if part == "all":
+            out.extend(ALL_TYPES)
+        elif part == "static":
             out.extend(("clean", *STATIC_TYPES))
         elif part == "transition":
             out.extend(TRANSITION_TYPES)

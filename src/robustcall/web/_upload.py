@@ -174,9 +174,9 @@ def unanswered_verdict(rid: str, bench: BenchIndex) -> Verdict:
 
 
 def coverage(records: list[PredictionRecord], bench: BenchIndex) -> Coverage:
-    ids = {r.id for r in records}
+    ids = {r.id for r in records} - bench.optional
     missing = {t: len(expected - ids) for t, expected in sorted(bench.ids_by_type.items())}
-    return Coverage(len(ids), len(bench.samples), {t: n for t, n in missing.items() if n})
+    return Coverage(len(ids), bench.expected, {t: n for t, n in missing.items() if n})
 
 
 def score_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> ScoredUpload:
@@ -186,6 +186,6 @@ def score_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> ScoredUpl
     cov = coverage(answered, bench)
     scored = score_records(answered)
     done = {v.id for v in scored}
-    scored += [unanswered_verdict(rid, bench) for rid in bench.samples if rid not in done]
+    scored += [unanswered_verdict(rid, bench) for rid in bench.samples if rid not in done and rid not in bench.optional]
     verdicts = sorted(scored, key=lambda v: (v.type, v.id))
     return ScoredUpload(answered, verdicts, summarize(verdicts, seed=0), cov)
