@@ -18,6 +18,7 @@ from robustcall.metrics import (
     COMPONENT_ORDER,
     Estimate,
     GhostCounts,
+    GhostKind,
     ScoreMatrix,
     bootstrap_halfwidth,
     component_delta,
@@ -60,7 +61,7 @@ def v(
         component=component,
         correct=correct,
         score=1.0 if correct else 0.0,
-        error_mode=mode,  # type: ignore[arg-type]
+        error_mode=mode,
         attack_success=attack,
     )
 
@@ -109,7 +110,7 @@ def test_summarize_cells_drops_deltas_and_error_modes() -> None:
     }
     assert list(s.by_component) == list(COMPONENT_ORDER)
     assert s.clean == s.by_type["clean"]
-    assert (s.perturbed.n, s.perturbed.correct, s.perturbed.accuracy) == (9, 4.0, pytest.approx(4 / 9))
+    assert (s.perturbed.n, s.perturbed.correct, s.perturbed.accuracy) == pytest.approx((9, 4.0, 4 / 9))
     assert s.drop_by_type == {
         "realistic_typos": pytest.approx(0.0),
         "query_paraphrase": pytest.approx(2 / 3),
@@ -167,7 +168,7 @@ def test_summary_component_delta_of_a_summary_written_without_stored_deltas() ->
 
 def test_robustness_values_of_the_same_run() -> None:
     r = robustness(RUN[:13], resamples=0)
-    assert (r.clean.value, r.clean.ci95) == (pytest.approx(2 / 3), None)
+    assert (r.clean.value, r.clean.ci95) == pytest.approx((2 / 3, None))
     assert r.pert_acc.value == pytest.approx(4 / 9)
     assert r.retention.value == pytest.approx(1 - (1 / 6 + 1 / 6 + 2 / 3) / 3 / (2 / 3))  # = 0.5
     assert r.component_accuracy["observation"].value == 0.5 and r.component_accuracy["reward"].value == 0.0
@@ -220,7 +221,7 @@ def test_per_sample_half_width_is_the_binomial_one(seed: int) -> None:
     assert bootstrap_halfwidth(scores, 10_000, seed=seed, group="g") == pytest.approx(expected)
     clean = [v(f"s{i}", "clean", i < 4) for i in range(9)]
     r = robustness(clean, resamples=10_000, seed=seed)
-    assert (r.clean.value, r.clean.ci95) == (pytest.approx(4 / 9), pytest.approx(expected))
+    assert (r.clean.value, r.clean.ci95) == pytest.approx((4 / 9, expected))
     s = summarize(clean, resamples=10_000, seed=seed)
     assert s.clean.ci95 == r.clean.ci95
 
@@ -317,8 +318,9 @@ def test_ghost_kinds() -> None:
     assert ghost_kind("sea", listed, siblings) == "invented"  # too short to count as contained
     assert ghost_kind("translate", listed, siblings) == "invented"
     counts = GhostCounts()
-    for kind in ("near_miss", None, "invented", "invented"):
-        counts.add(kind)  # type: ignore[arg-type]
+    kinds: list[GhostKind | None] = ["near_miss", None, "invented", "invented"]
+    for kind in kinds:
+        counts.add(kind)
     assert (counts.calls, counts.ghost, counts.near_miss, counts.sibling, counts.invented) == (4, 3, 1, 0, 2)
 
 
@@ -418,14 +420,11 @@ def test_per_sample_half_width_of_a_drop_and_a_delta_is_that_of_a_difference_of_
     # Clean 5/6 and Typo 4/6, resampled on their own (the paper's intervals): a drop replicate is
     # X1/6 − X2/6 with X1 ~ B(6, 5/6), X2 ~ B(6, 4/6); Typo is Observation's only type, so Δ_Obs too
     lo, hi, margin = _difference_quantiles(6, 5, 6, 4)
-    assert (lo, hi) == (pytest.approx(-1 / 3), pytest.approx(2 / 3)) and margin > 0.015
+    assert (lo, hi) == pytest.approx((-1 / 3, 2 / 3)) and margin > 0.015
     data = [v(f"s{i}", "clean", i < 5) for i in range(6)] + [v(f"s{i}", "realistic_typos", i < 4) for i in range(6)]
     r = robustness(data, resamples=10_000, seed=5)
-    assert (r.drop["realistic_typos"].value, r.drop["realistic_typos"].ci95) == (
-        pytest.approx(1 / 6),
-        pytest.approx((hi - lo) / 2),
-    )
-    assert (r.delta["observation"].value, r.delta["observation"].ci95) == (pytest.approx(1 / 6), pytest.approx(0.5))
+    assert (r.drop["realistic_typos"].value, r.drop["realistic_typos"].ci95) == pytest.approx((1 / 6, (hi - lo) / 2))
+    assert (r.delta["observation"].value, r.delta["observation"].ci95) == pytest.approx((1 / 6, 0.5))
 
 
 def test_clustered_half_width_of_one_column_is_the_binomial_one() -> None:

@@ -22,7 +22,7 @@ def verdict(source: str, code: str, correct: bool | None, component: str) -> Ver
         id=source if code == "clean" else f"{source}__{code}",
         benchmark="b",
         type=code,
-        component=component,  # type: ignore[arg-type]
+        component=component,
         correct=correct,
         score=float(bool(correct)),
         error_mode=None if correct is not False else "wrong",
@@ -75,7 +75,7 @@ def test_load_run_statistics_and_ghost_calls(tmp_path: Path) -> None:
     assert r.ghost_calls is None  # not a summary this version can read: the column shows —
     r = load_run(path, resamples=0, seed=0, name="given")
     assert r.name == "given" and len(r.verdicts) == 11
-    assert (r.stats.clean.value, r.stats.pert_acc.value) == (0.5, pytest.approx(4 / 6))
+    assert (r.stats.clean.value, r.stats.pert_acc.value) == pytest.approx((0.5, 4 / 6))
     assert r.stats.delta["observation"].value == pytest.approx(0.5 - 3 / 4)
     assert r.stats.delta["reward"].value == 0.0 and r.stats.infra_errors == 1
     assert r.error_modes == {"clean": {"wrong": 1.0}, "observation": {"wrong": 1.0}, "reward": {"wrong": 1.0}}

@@ -21,7 +21,7 @@ def v(source: str, code: str, correct: bool | None, mode: str | None = None, att
         component=component,
         correct=correct,
         score=1.0 if correct else 0.0,
-        error_mode=mode,  # type: ignore[arg-type]
+        error_mode=mode,
         attack_success=attack,
     )
 
