@@ -28,23 +28,26 @@ def test_export_hf_loads_every_config_with_one_set_of_features(tmp_path: Path, s
     assert res.exit_code == 0, res.output
     manifest = json.loads((bench / "manifest.json").read_text())
     out = tmp_path / "hf"
+    cache = tmp_path / "hf_cache"  # datasets caches by folder name and config, not content: keep it per test
     res = runner.invoke(app, ["export", "hf", str(bench), "--out", str(out), "--name", "robustbench-tc-mini"])
     assert res.exit_code == 0, res.output
 
     # the raw JSONL files do not load as one dataset (differently shaped metadata); the export does
     with pytest.raises(Exception):  # noqa: B017 - datasets raises several kinds here
-        datasets.load_dataset("json", data_files=sorted(str(p) for p in bench.glob("*.jsonl")), split="train")
+        datasets.load_dataset(
+            "json", data_files=sorted(str(p) for p in bench.glob("*.jsonl")), split="train", cache_dir=str(cache)
+        )
 
     total = 0
     for code in manifest["types"]:
-        ds = datasets.load_dataset(str(out), code, split="test")
+        ds = datasets.load_dataset(str(out), code, split="test", cache_dir=str(cache))
         assert ds.features == FEATURES, code
         assert len(ds) == manifest["counts"][code]
         assert set(ds["type"]) == {code}
         original = {s.id: s for s in read_jsonl(bench / f"{code}.jsonl", Sample)}
         assert {r["id"]: sample_from_row(r) for r in ds} == original  # every row back to its exact sample
         total += len(ds)
-    everything = datasets.load_dataset(str(out), split="test")  # the default config: all types
+    everything = datasets.load_dataset(str(out), split="test", cache_dir=str(cache))  # the default config: all
     assert everything.features == FEATURES and len(everything) == total == sum(manifest["counts"].values())
     assert {c["type"] for c in [everything[0], everything[len(everything) - 1]]} <= set(manifest["types"])
     changed = [r for r in everything if "changed_parameters" in json.loads(r["perturbation_metadata"])]
