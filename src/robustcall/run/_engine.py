@@ -28,7 +28,7 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.formats import MAX_PARSE_CHARS
-from robustcall.models import ChatModel
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
 
@@ -94,7 +94,7 @@ async def run_items(
     model: ChatModel,
     out_dir: Path,
     *,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     resume: bool = False,
     fsync: bool = False,
     on_record: Callable[[Prediction], None] | None = None,
