@@ -33,6 +33,6 @@ def test_beyond_records_are_optional_extra_columns(tmp_path: Path) -> None:
         assert a["beyond"] == {"accuracy": None, "attack_success": None}
         assert b["beyond"]["attack_success"] == 1.0 and 0 < b["beyond"]["accuracy"] < 1
         page = client.get("/").text
-        assert "Beyond Acc." in page and "Inject ASR" in page and "100.0" in page
+        assert "Beyond Acc." in page and "Inject ASR" in page and "1.000" in page  # fractions, as in the report
         detail = client.get(f"/submissions/{b['id']}").text
         assert "Beyond the paper: Inject (prompt_injection)" in detail
