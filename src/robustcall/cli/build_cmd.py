@@ -144,11 +144,14 @@ def register_audit(app: typer.Typer) -> None:
         judge_model: Annotated[
             str | None,
             typer.Option(
-                "--judge-model", help="Judge model spec (openai:<model>@<url>, local), or a name with --judge-base-url."
+                "--judge-model",
+                "--model",
+                help="Judge model spec (openai:<model>@<url>, local), or a name with --judge-base-url.",
             ),
         ] = None,
         judge_base_url: Annotated[
-            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL for a bare judge name.")
+            str | None,
+            typer.Option("--judge-base-url", "--base-url", help="OpenAI-compatible base URL for a bare judge name."),
         ] = None,
         judge_settings: Annotated[
             Path | None,

@@ -52,7 +52,8 @@ EnvOpt = Annotated[
     typer.Option("--env", help="An environment: a registered name, or `package.module:Class` of your own Env."),
 ]
 DataOpt = Annotated[
-    Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
+    Path | None,
+    typer.Option("--data", "--data-dir", help="Environment data (wordle: a word-list folder; dbbench: its folder)."),
 ]
 ModelOpt = Annotated[
     str,

@@ -28,8 +28,10 @@ from robustcall.metrics._ghost import (
     GhostCounts,
     GhostKind,
     ghost_calls_in_records,
+    ghost_calls_in_rows,
     ghost_calls_in_trajectories,
     ghost_kind,
+    ghost_row,
 )
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
@@ -45,6 +47,7 @@ from robustcall.metrics._robustness import (
     source_id,
 )
 from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, summarize
+from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 
 __all__ = [
     "ACKNOWLEDGE_PATTERNS",
@@ -55,6 +58,7 @@ __all__ = [
     "LOOP_REPEATS",
     "MODE_DISPLAY",
     "RESAMPLINGS",
+    "UNIT_NOTE",
     "Cell",
     "Diagnosis",
     "EpisodeOutcome",
@@ -77,10 +81,14 @@ __all__ = [
     "error_mode_shares",
     "failure_mode",
     "fault_metrics",
+    "frac",
     "ghost_calls_in_records",
+    "ghost_calls_in_rows",
     "ghost_calls_in_trajectories",
     "ghost_kind",
+    "ghost_row",
     "half_width",
+    "heat_text",
     "injection_counts",
     "marker",
     "paired_significance",

@@ -13,7 +13,7 @@ from robustcall.models._scripted import ScriptedModel
 from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings
 
 SPEC_HELP = (
-    "local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
+    "local | local:<gguf> | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
     "replay:<predictions.jsonl> | scripted:<policy>"
 )
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -62,7 +62,7 @@ def check_spec(spec: str, base_url: str | None = None) -> None:
     if base_url is not None:
         raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
     kind, _, rest = spec.partition(":")
-    if not ((kind == "local" and not rest) or (kind in ("replay", "scripted") and rest)):
+    if not (kind == "local" or (kind in ("replay", "scripted") and rest)):
         raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
 
 
@@ -92,10 +92,10 @@ def make_model(
         return OpenAIChatModel(model, urls, settings, mode=mode, concurrency=concurrency, name=name)
     if base_url is not None:
         raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
-    if kind == "local" and not rest:
+    if kind == "local":
         from robustcall.models.local import LocalModel
 
-        return LocalModel(load_settings(settings_file, "local"), mode=mode, concurrency=concurrency)
+        return LocalModel(load_settings(settings_file, "local"), mode=mode, concurrency=concurrency, gguf=rest or None)
     if kind == "replay" and rest:
         return ReplayModel(Path(rest), mode=mode or "prompt")
     if kind == "scripted" and rest:

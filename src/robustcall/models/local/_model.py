@@ -3,18 +3,37 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._settings import ModelSettings
-from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, check
+from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, LocalStatus, check
 from robustcall.models.local._server import LlamaServer
 from robustcall.models.local._setup import cpu_count
+from robustcall.models.local._sources import ModelSourceError, resolve_gguf
 
 LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
+
+
+def free_threads(cpus: int | None = None, load: float | None = None) -> int:
+    """Threads for llama-server: the CPUs not already busy (the 1-minute load average), at least one.
+
+    llama.cpp's threads meet at a barrier after every operation, so a thread without a core of
+    its own stalls the others: on 2 cores under a load of 14, 2 threads generated 0.3-0.6 tokens/s
+    and 1 thread 5-8 (benchmarks/local_threads.py). The thread count does not change the output.
+    """
+    cpus = cpus or cpu_count()
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not on Unix
+            load = 0.0
+    return max(1, min(cpus, cpus - int(load)))
 
 
 class LocalModelNotReady(NotReadyError):
@@ -39,9 +58,22 @@ class LocalModel:
         root: Path | None = None,
         threads: int | None = None,
         ctx_size: int = 8192,
+        gguf: str | Path | None = None,
+        server_args: Sequence[str] = (),
     ) -> None:
         status = check(root)
-        if not status.ready:
+        if gguf is not None:  # ``local:<gguf>``: a model of your own on the cached (or adopted) server
+            try:
+                model_path = resolve_gguf(str(gguf), status.paths)
+            except ModelSourceError as exc:
+                raise LocalModelNotReady(str(exc)) from None
+            if not status.server_ok:
+                raise LocalModelNotReady(
+                    f"no llama-server set up (missing or unverified: {status.paths.server}): run "
+                    "`robustcall model setup --gguf PATH` (add --llama-server PATH to use one you have)"
+                )
+            status = LocalStatus(status.paths, True, True)
+        elif not status.ready:
             parts = ((status.paths.gguf, status.model_ok), (status.paths.server, status.server_ok))
             missing = [p for p, ok in parts if not ok]
             raise LocalModelNotReady(
@@ -49,18 +81,23 @@ class LocalModel:
                 + ", ".join(str(p) for p in missing)
                 + "): run `robustcall model setup` first"
             )
+        else:
+            model_path = status.paths.gguf
         self.settings = settings or ModelSettings()
         self.mode: Mode = mode or self.settings.mode
-        self.name = LOCAL_NAME
+        embedded = gguf is None
+        self.name = LOCAL_NAME if embedded else f"local:{model_path.name.removesuffix('.gguf')}"
+        self._model_file = MODEL_FILE if embedded else model_path.name
         self.concurrency = max(1, concurrency)
         self.server = LlamaServer(
             status.paths.server,
-            status.paths.gguf,
-            chat_template=TEMPLATE,
+            model_path,
+            chat_template=TEMPLATE if embedded else None,  # another GGUF brings its own chat template
             parallel=min(self.concurrency, MAX_PARALLEL),
-            threads=threads or cpu_count(),
+            threads=threads or free_threads(),
             ctx_size=ctx_size,
             log_dir=status.paths.logs,
+            extra_args=server_args,
         )
         self._client: OpenAIChatModel | None = None
         self._lock = asyncio.Lock()
@@ -73,7 +110,7 @@ class LocalModel:
             if self._client is None or not self.server.running:
                 base_url = await self.server.start()
                 self._client = OpenAIChatModel(
-                    MODEL_FILE,
+                    self._model_file,
                     base_url,
                     self.settings,
                     mode=self.mode,
