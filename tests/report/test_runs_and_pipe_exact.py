@@ -128,14 +128,15 @@ def episode(
             "config": config,
             "steps": steps,
             "success": success,
+            "termination": "infra" if success is None else "done",
         }
     )
 
 
 PIPE = [
-    episode("m", "origin", ["go"], True),
-    episode("m", "origin", ["go"], False),
-    episode("m", "origin", ["go"], None),  # an infra error: out of the rate
+    episode("m", "origin", ["go"], True, task="a"),
+    episode("m", "origin", ["go"], False, task="b"),
+    episode("m", "origin", ["go"], None, task="c"),  # an infra error: out of the rate
     episode("m", "synonym", ["move", "go"], True),  # go is hidden under synonyms: one legacy call
     episode("m", "synonym", ["move"], True),
     episode("m", "symbol", ["z1", "fly"], False),  # fly is no action at all: hallucinated, legacy
