@@ -29,7 +29,7 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.formats import MAX_PARSE_CHARS
-from robustcall.models import ChatModel, backoff_lender
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel, backoff_lender
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
 
@@ -95,7 +95,7 @@ async def run_items(
     model: ChatModel,
     out_dir: Path,
     *,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     resume: bool = False,
     fsync: bool = False,
     on_record: Callable[[Prediction], None] | None = None,

@@ -10,7 +10,7 @@ from pathlib import Path
 from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
-from robustcall.models._settings import ModelSettings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, LocalStatus, check
 from robustcall.models.local._server import LlamaServer
 from robustcall.models.local._setup import cpu_count
@@ -54,7 +54,7 @@ class LocalModel:
         settings: ModelSettings | None = None,
         *,
         mode: Mode | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         root: Path | None = None,
         threads: int | None = None,
         ctx_size: int = 8192,
