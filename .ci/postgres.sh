@@ -4,7 +4,8 @@
 set -euo pipefail
 PORT=${ROBUSTCALL_PG_PORT:-54329}
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2 \
+    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2; }
 fi
 VER=$(ls /usr/lib/postgresql | sort -n | tail -1)
 if ! pg_lsclusters -h | awk '{print $2}' | grep -qx robustcall; then

@@ -172,3 +172,36 @@ def test_faults_run_takes_axes_through_the_cli(tmp_path: Path) -> None:
     assert "authenticate" in traj.config["tools"]
     bad = CliRunner().invoke(app, [*args, "--axis", "gravity", "--out", str(tmp_path / "bad")])
     assert bad.exit_code != 0 and "gravity" in bad.output
+
+
+def test_faults_report_counts_ghost_calls(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["faults", "run", "--env", "maze", "--model", "scripted:call_mentioned_tool", "--limit", "2"]
+    assert CliRunner().invoke(app, [*args, "--delta", "0", "--max-steps", "2", "--out", str(out)]).exit_code == 0
+    result = CliRunner().invoke(app, ["faults", "report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Ghost-tool calls (beyond the paper)" in result.output
+
+
+class GhostCaller(Expert):
+    """Calls a restyled name, a sibling environment's tool and an invented one, then stops."""
+
+    plan = ("moveUp", "guess", "teleport")
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        made = sum(m.role == "assistant" for m in req.messages)
+        if made >= len(self.plan):
+            return ModelResponse(text="Done.", tool_calls=[])
+        return ModelResponse("", [ToolCall(name=self.plan[made])])
+
+
+def test_ghost_calls_in_episodes_are_split_by_kind() -> None:
+    from robustcall.metrics import ghost_calls_in_trajectories
+
+    maze = make_env("maze")
+    trajs = [_episode(maze, GhostCaller(maze), maze.task_ids()[0])]
+    sibling = trajs[0].model_copy(
+        update={"id": "other", "config": {**trajs[0].config, "tools": ["guess"]}, "steps": []}
+    )
+    counts = ghost_calls_in_trajectories([*trajs, sibling])
+    assert (counts.calls, counts.near_miss, counts.sibling, counts.invented) == (3, 1, 1, 1)

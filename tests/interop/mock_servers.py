@@ -195,3 +195,55 @@ class ProxyServer(_Threaded):
             pass
         finally:
             dst.close()
+
+
+class HubServer(_Threaded):
+    """A Hugging Face Hub stand-in serving one model repo (the tree listing and ``resolve`` downloads
+    ``huggingface_hub`` asks for); ``seen`` holds every request line."""
+
+    def __init__(self, repo: str, files: dict[str, bytes]) -> None:
+        super().__init__()
+        self.port = free_port()
+        self.repo = repo
+        self.files = files
+        self.seen: list[str] = []
+        self._runner: web.AppRunner | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _any(self, request: web.Request) -> web.Response:
+        import hashlib
+
+        self.seen.append(f"{request.method} {request.path}")
+        path = request.path
+        if path.startswith(f"/api/models/{self.repo}/tree/"):
+            return web.json_response(
+                [{"type": "file", "path": name, "size": len(data), "oid": hashlib.sha1(data).hexdigest()}
+                 for name, data in self.files.items()]
+            )  # fmt: skip
+        prefix = f"/{self.repo}/resolve/main/"
+        if path.startswith(prefix) and path[len(prefix) :] in self.files:
+            data = self.files[path[len(prefix) :]]
+            headers = {
+                "X-Repo-Commit": "a" * 40,
+                "ETag": f'"{hashlib.sha256(data).hexdigest()}"',
+                "Content-Length": str(len(data)),
+            }
+            return (
+                web.Response(headers=headers) if request.method == "HEAD" else web.Response(body=data, headers=headers)
+            )
+        return web.Response(status=404)
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._any)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+
+    async def _stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()

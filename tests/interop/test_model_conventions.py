@@ -134,3 +134,26 @@ def test_https_endpoint_through_connect_tunnel(
         proxy.stop()
     assert len(server.seen) == 4 and all(r["prediction"].get("error") is None for r in records)  # type: ignore[union-attr]
     assert proxy.log.requests and set(proxy.log.requests) == {f"CONNECT 127.0.0.1:{server.port} HTTP/1.1"}
+
+
+def test_model_and_base_url_are_one_spelling_for_the_audit_judge(tiny_bench: Path, tmp_path: Path) -> None:
+    """``audit --model NAME --base-url URL`` is ``--judge-model`` / ``--judge-base-url`` (build's rewriter the same)."""
+    from mock_servers import completion
+
+    async def judge(body: dict[str, object]) -> dict[str, object]:
+        return completion("4\nSame intent, minor loss.")
+
+    server = ChatServer(judge)
+    try:
+        out = tmp_path / "audit.json"
+        res = runner.invoke(
+            app,
+            ["audit", str(tiny_bench), "--model", "m", "--base-url", server.base_url, "--n", "2", "--json", str(out)],
+        )
+    finally:
+        server.stop()
+    assert res.exit_code == 0, res.output
+    assert server.seen and {s.body["model"] for s in server.seen} == {"m"}
+    assert json.loads(out.read_text())["realistic_typos"]["mean"] == 4.0
+    build_help = " ".join(runner.invoke(app, ["build", "--help"]).output.split())
+    assert "--llm-model,--model" in build_help and "--llm-base-url,--base-url" in build_help

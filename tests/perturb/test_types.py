@@ -79,6 +79,22 @@ def test_same_name_distractor_sits_after_the_gt(a101: Sample, code: str, has_des
     assert out.golden_answers == a101.golden_answers
 
 
+@pytest.mark.parametrize("code", ["same_name_A", "same_name_C"])
+def test_a_multi_call_sample_gets_one_decoy_per_golden_call(code: str) -> None:
+    """As the release's multi-call records: 2-4 decoys sharing the golden tools' names, all listed."""
+    sample = next(s for s in load_source("bfcl").samples if s.id.endswith("parallel_multiple_0"))
+    gold = [g.name for g in sample.golden_answers]
+    out = _apply(code, sample)
+    assert out is not None and len(gold) >= 2
+    meta = out.perturbation.metadata
+    assert sorted(meta["distractor"]) == sorted(gold) and len(meta["position"]) == len(gold)
+    assert [out.tools[i].name for i in meta["position"]] == meta["distractor"]
+    rest = [t for i, t in enumerate(out.tools) if i not in meta["position"]]
+    assert rest == sample.tools  # the original tools, in their order
+    if code == "same_name_A":  # each right after its GT tool
+        assert all(out.tools[i - 1].name == out.tools[i].name for i in meta["position"])
+
+
 def test_same_name_E_takes_another_tools_description(a101: Sample) -> None:
     out = _apply("same_name_E", a101)
     assert out is not None and out.tools[3].name == "AddAgenda"

@@ -88,7 +88,7 @@ def test_unknown_baseline_is_a_clear_error(tmp_path: Path) -> None:
         str(run),
     )
     result = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "r"), "--baseline", "nope"])
-    assert result.exit_code != 0 and "baseline 'nope' is not one of the runs" in result.output
+    assert result.exit_code != 0 and "--baseline 'nope' is none of the runs" in result.output
 
 
 def test_tables_say_how_their_intervals_were_resampled(tmp_path: Path) -> None:
@@ -117,3 +117,33 @@ def test_tables_say_how_their_intervals_were_resampled(tmp_path: Path) -> None:
     summary = json.loads((run / "summary.json").read_text())
     assert (summary["bootstrap_resamples"], summary["resampling"]) == (200, "clustered")
     assert summary["delta"]["action"]["value"] == a["delta"]["action"]["value"]
+
+
+def test_baseline_and_sizes_by_run_folder_and_what_was_left_out(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    _invoke("build", "--sources", "bfcl", "--seed", "0", "--out", str(bench), "--per-source", "bfcl=6")
+    runs = []
+    for folder, policy in (("a", "oracle"), ("b", "give_up_after_error"), ("c", "always_first_tool")):
+        run = tmp_path / folder
+        _invoke("run", "--bench", str(bench), "--model", f"scripted:{policy}", "--out", str(run))
+        runs.append(str(run))
+    sizes = tmp_path / "sizes.yaml"
+    sizes.write_text("a: 7\nscripted:give_up_after_error: 1.5\nz: 3\n")  # a folder, a model name, a stray key
+    out = tmp_path / "report"
+    result = runner.invoke(
+        app, ["report", *runs, "--out", str(out), "--baseline", "b", "--sizes", str(sizes), "--resamples", "200"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 figures" in result.output
+    assert "note: sizes.yaml: 'z' match no run" in result.output
+    assert (
+        "note: Figures 2 and 3 leave out runs with no size in sizes.yaml: scripted:always_first_tool" in result.output
+    )
+    rows = (out / "table2.csv").read_text().splitlines()
+    assert any(r.startswith("scripted:give_up_after_error (baseline)") for r in rows)
+    assert "leave out runs with no size" in (out / "report.html").read_text()
+    # a folder given by its path works too; an unknown one lists the runs by name and folder
+    by_path = runner.invoke(app, ["report", *runs, "--out", str(tmp_path / "r2"), "--baseline", runs[0]])
+    assert by_path.exit_code == 0 and "note: Figures 2 and 3 (against model size) need --sizes" in by_path.output
+    bad = runner.invoke(app, ["report", *runs, "--out", str(tmp_path / "r3"), "--baseline", "d"])
+    assert bad.exit_code == 1 and "scripted:oracle (folder a)" in bad.output

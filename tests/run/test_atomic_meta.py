@@ -68,6 +68,7 @@ def test_an_interrupted_atomic_write_keeps_the_old_content(tmp_path: Path, monke
 def test_resume_gets_past_a_torn_run_json_and_removes_stale_tmp(tmp_path: Path) -> None:
     bench = tmp_path / "bench"
     write_jsonl(bench / "clean.jsonl", [_sample(0, True), _sample(1, False)])
+    (bench / "manifest.json").write_text("{}\n")  # what marks a finished build
     out = tmp_path / "run"
     cmd = [
         sys.executable, "-m", "robustcall.cli.main", "run", "--bench", str(bench), "--out", str(out),

@@ -62,6 +62,7 @@ def _sample(i: int, gt_first: bool) -> Sample:
 def bench(tmp_path: Path) -> Path:
     d = tmp_path / "bench"
     write_jsonl(d / "clean.jsonl", [_sample(0, True), _sample(1, False), _sample(2, False)])
+    (d / "manifest.json").write_text("{}\n")  # what marks a finished build
     return d
 
 

@@ -89,6 +89,7 @@ FC_ARGUMENTS = [
 def _bench(tmp_path: Path, n: int) -> Path:
     d = tmp_path / "bench"
     write_jsonl(d / "clean.jsonl", [_sample(i) for i in range(n)])
+    (d / "manifest.json").write_text("{}\n")  # what marks a finished build
     return d
 
 

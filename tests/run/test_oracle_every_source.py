@@ -100,6 +100,13 @@ def test_full_build_composition_per_source(full_build_oracle: FullBuild) -> None
         "bfcl": 505, "apibank": 1646, "rotbench": 479, "toolalpaca": 479, "tooleyes": 612
     }  # fmt: skip
     assert comp["rotbench"]["avg_per_type"] == comp["rotbench"]["paper"]["avg_per_type"] == 20.8
+    # same-name types: one decoy per golden call, so multi-call records carry 2-4 (the release's shape)
+    several = {
+        len(r.perturbation.metadata["position"])
+        for r in records
+        if r.perturbation.type.startswith("same_name") and isinstance(r.perturbation.metadata["position"], list)
+    }
+    assert several == {2, 3, 4}
     # ToolEyes: Observation and Transition types only (no single ground-truth tool, §4)
     eyes = {r.perturbation.mdp_category for r in records if r.benchmark == "tooleyes"}
     assert eyes == {"clean", "observation", "transition"}

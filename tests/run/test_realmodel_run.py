@@ -27,6 +27,7 @@ def test_local_model_run_with_a_real_transition(tmp_path: Path) -> None:
     sample = next(s for s in bfcl.samples if s.id == "bfcl_v3__BFCL_v3_simple__simple_python_0")
     bench = tmp_path / "bench"
     write_jsonl(bench / "clean.jsonl", [sample])
+    (bench / "manifest.json").write_text("{}\n")  # what marks a finished build
     out = tmp_path / "run"
     runner = CliRunner()
     res = runner.invoke(

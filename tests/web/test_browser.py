@@ -15,6 +15,12 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
 
 
+FITS_JS = """(() => {
+  const h = document.getElementById('heat');
+  return [h.scrollWidth, h.clientWidth, document.documentElement.scrollWidth, window.innerWidth];
+})()"""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -66,9 +72,15 @@ def test_upload_through_the_page_shows_the_row(server: str, lb_data: dict[str, P
             page.wait_for_selector("#model")
             assert "Oracle-7B" in page.inner_text("#model")
             page.screenshot(path=str(tmp_path / "submission.png"), full_page=True)
+            for width in (1280, 760):  # the heat strip's 22 types fit without sideways scrolling
+                page.set_viewport_size({"width": width, "height": 900})
+                fits = page.evaluate(FITS_JS)
+                assert fits[0] <= fits[1] and fits[2] <= fits[3], (width, fits)
+                assert page.locator("#heat td").count() == 22
+            page.set_viewport_size({"width": 1280, "height": 900})
             page.goto(server + "/")
             row = page.inner_text("#leaderboard tbody tr")
-            assert "Oracle-7B" in row and "100.0" in row
+            assert "Oracle-7B" in row and "1.000" in row  # fractions, as in the report and `score`
             # a bad file is refused on the page, and the table is unchanged
             bad = tmp_path / "bad.jsonl"
             bad.write_text("{oops\n")

@@ -32,4 +32,4 @@ def test_one_statistics_function_for_score_report_and_leaderboard(lb_data: dict[
     assert set(board.delta) == {"observation", "action", "reward", "transition"}
     # the submission page shows each component's Δ as Table 2 computes it
     action = board.delta["action"].value
-    assert action is not None and f"{100 * action:+.1f}" in page
+    assert action is not None and f"{action:+.3f}" in page  # a fraction, as in Table 2

@@ -20,14 +20,16 @@ LLMModelOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--llm-model",
-        help="Model of --rewriter llm: a model spec (openai:<model>@<url>, local), or a bare model name with "
+        "--model",
+        help="Model of --rewriter llm (also spelt --model): a model spec (openai:<model>@<url>, local), or a bare "
+        "model name with "
         "--llm-base-url. FAMILY=SPEC gives one family (typos, paraphrases, tools) a model of its own, as the "
         "paper did (typos=gpt-4o-mini, the rest gpt-5-mini). Repeatable.",
     ),
 ]
 LLMBaseUrlOpt = Annotated[
     str | None,
-    typer.Option("--llm-base-url", help="OpenAI-compatible base URL for bare --llm-model names."),
+    typer.Option("--llm-base-url", "--base-url", help="OpenAI-compatible base URL for bare --llm-model names."),
 ]
 LLMSettingsOpt = Annotated[
     Path | None,

@@ -7,29 +7,26 @@ from typing import Any
 from rich.table import Table
 
 from robustcall.core import TYPES
-from robustcall.metrics import Cell, Summary
+from robustcall.metrics import UNIT_NOTE, Cell, Summary, frac
 
 
-def _pct(cell: Cell) -> str:
-    if cell.accuracy is None:
-        return "—"
-    ci = f" ± {100 * cell.ci95:.1f}" if cell.ci95 is not None else ""
-    return f"{100 * cell.accuracy:.1f}{ci}"
+def _acc(cell: Cell) -> str:
+    return frac(cell.accuracy, cell.ci95)
 
 
 def summary_table(summary: Summary, title: str = "") -> Table:
-    """Accuracy (%, 95% bootstrap half-width) per component and per type, with drops from Clean
-    (a component's drop is its Δ, Table 2)."""
+    """Accuracy (95% bootstrap half-width) per component and per type, with drops from Clean (a
+    component's drop is its Δ, Table 2); fractions in [0, 1] as in the report and the leaderboard."""
     how = "records resampled per group" if summary.resampling == "per-sample" else "source samples resampled"
-    caption = f"± 95% percentile bootstrap, B = {summary.bootstrap_resamples:,}, {how}"
-    table = Table(title=title or None, caption=caption if summary.bootstrap_resamples else None)
-    for col in ("group", "n", "accuracy %", "drop pp", "infra"):
+    caption = f"± 95% percentile bootstrap, B = {summary.bootstrap_resamples:,}, {how}; {UNIT_NOTE}"
+    table = Table(title=title or None, caption=caption if summary.bootstrap_resamples else UNIT_NOTE)
+    for col in ("group", "n", "accuracy", "drop", "infra"):
         table.add_column(col, justify="left" if col == "group" else "right")
-    table.add_row("[bold]Clean", str(summary.clean.n), _pct(summary.clean), "", str(summary.clean.infra_errors))
+    table.add_row("[bold]Clean", str(summary.clean.n), _acc(summary.clean), "", str(summary.clean.infra_errors))
     table.add_row(
         "[bold]Pert. Acc.",
         str(summary.perturbed.n),
-        _pct(summary.perturbed),
+        _acc(summary.perturbed),
         "",
         str(summary.perturbed.infra_errors),
     )
@@ -38,10 +35,8 @@ def summary_table(summary: Summary, title: str = "") -> Table:
             continue
         est = summary.delta.get(comp)
         delta = summary.component_delta(comp)
-        drop = "" if delta is None else f"{100 * delta:.1f}"
-        if est is not None and est.ci95 is not None and delta is not None:
-            drop += f" ± {100 * est.ci95:.1f}"
-        table.add_row(f"[bold]{comp.capitalize()}", str(cell.n), _pct(cell), drop, str(cell.infra_errors))
+        drop = "" if delta is None else frac(delta, est.ci95 if est is not None else None)
+        table.add_row(f"[bold]{comp.capitalize()}", str(cell.n), _acc(cell), drop, str(cell.infra_errors))
     table.add_section()
     for code, cell in summary.by_type.items():
         if code == "clean":
@@ -51,8 +46,8 @@ def summary_table(summary: Summary, title: str = "") -> Table:
         table.add_row(
             f"{display} ({code})",
             str(cell.n),
-            _pct(cell),
-            f"{100 * type_drop:.1f}" if type_drop is not None else "",
+            _acc(cell),
+            frac(type_drop) if type_drop is not None else "",
             str(cell.infra_errors),
         )
     return table

@@ -144,11 +144,14 @@ def register_audit(app: typer.Typer) -> None:
         judge_model: Annotated[
             str | None,
             typer.Option(
-                "--judge-model", help="Judge model spec (openai:<model>@<url>, local), or a name with --judge-base-url."
+                "--judge-model",
+                "--model",
+                help="Judge model spec (openai:<model>@<url>, local), or a name with --judge-base-url.",
             ),
         ] = None,
         judge_base_url: Annotated[
-            str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL for a bare judge name.")
+            str | None,
+            typer.Option("--judge-base-url", "--base-url", help="OpenAI-compatible base URL for a bare judge name."),
         ] = None,
         judge_settings: Annotated[
             Path | None,
@@ -158,7 +161,7 @@ def register_audit(app: typer.Typer) -> None:
                 "its default sampling).",
             ),
         ] = None,
-        n: Annotated[int, typer.Option("--n", help="Pairs judged per type.")] = 50,
+        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:
@@ -168,7 +171,9 @@ def register_audit(app: typer.Typer) -> None:
         from robustcall.models import SettingsError, TextModel
         from robustcall.perturb._llm import model_specs
         from robustcall.perturb.audit import audit
+        from robustcall.run import bench_digest
 
+        bench_digest(bench)  # a finished build, not any folder
         client = None
         if judge_model:
             try:

@@ -6,15 +6,18 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from robustcall.cli._tables import summary_table
-from robustcall.core import Prediction, remove_stale_tmp
+from robustcall.core import ExistingOutputError, Prediction, remove_stale_tmp
 from robustcall.models._settings import DEFAULT_CONCURRENCY
+
+if TYPE_CHECKING:
+    from robustcall.run import RunStats
 
 console = Console(stderr=True)
 
@@ -47,12 +50,38 @@ ModeOpt = Annotated[
 ]
 TypesOpt = Annotated[str, typer.Option("--types", help="all | static | transition | comma list of types.")]
 LimitOpt = Annotated[
-    int | None, typer.Option("--limit", help="Use only the first N clean samples (paired across types).")
+    int | None, typer.Option("--limit", min=1, help="Use only the first N clean samples (paired across types).")
 ]
-ConcOpt = Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")]
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
+MaxInfraOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-infra-errors",
+        min=0,
+        help="Infrastructure errors a finished run may leave and still exit 0 (default 0; else exit 3).",
+    ),
+]
+StopAfterOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--stop-after",
+        min=0,
+        help="Stop the run after this many identical infrastructure errors in a row (default 5; 0: never).",
+    ),
+]
+
+
+def _answer_settings(model: object) -> dict[str, Any] | None:
+    """The decoding settings that decide a backend's answers (``None`` for scripted and replay)."""
+    from robustcall.models import ModelSettings
+
+    settings = getattr(model, "settings", None)
+    if not isinstance(settings, ModelSettings):
+        return None
+    return {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "extra_body": settings.extra_body}
 
 
 def _previous_meta(path: Path) -> dict[str, Any] | None:
@@ -80,17 +109,32 @@ def _execute(
     settings: Path | None,
     base_url: str | None = None,
     shard: str | None = None,
-) -> None:
+    stop_after: int | None = None,
+) -> RunStats:
+    """Run ``model_spec`` on ``bench`` into ``out``; print what happened; return the stats.
+
+    Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
     from robustcall.cli._tables import endpoint_table
-    from robustcall.models import OpenAIChatModel, check_spec, make_model, resolve_base_url
-    from robustcall.run import file_digest, parse_shard, parse_types, plan_work, run_items, shard_items, write_meta
+    from robustcall.core import RunFailed
+    from robustcall.models import OpenAIChatModel, make_model, resolve_base_url
+    from robustcall.run import (
+        PREDICTIONS,
+        STOP_AFTER,
+        bench_digest,
+        file_digest,
+        parse_shard,
+        parse_types,
+        plan_work,
+        resume_meta,
+        run_items,
+        shard_items,
+        write_meta,
+    )
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
-    try:
-        check_spec(model_spec, base_url)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    stop_after = STOP_AFTER if stop_after is None else stop_after
+    digest = bench_digest(bench)
     items = plan_work(bench, parse_types(types), limit)
     if shard is not None:
         try:
@@ -98,15 +142,25 @@ def _execute(
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         items = shard_items(items, index, count)
-    model_name = resolve_base_url(model_spec, base_url)[0] if model_spec.startswith("openai") else model_spec
-    manifest = bench / "manifest.json"
+    model = make_model(
+        model_spec,
+        mode=mode,  # type: ignore[arg-type]
+        settings_file=settings,
+        concurrency=concurrency,
+        base_url=base_url,
+    )
+    model_name, endpoint = (
+        resolve_base_url(model_spec, base_url) if model_spec.startswith("openai") else (model_spec, None)
+    )
     meta: dict[str, Any] = {
         "bench": str(bench.resolve()),
-        "bench_digest": file_digest(manifest) if manifest.is_file() else None,
+        "bench_digest": digest,
         "model": model_spec,
         "model_name": model_name,
         "base_url": base_url,
-        "mode": mode,
+        "endpoint": endpoint,
+        "mode": model.mode,
+        "answer_settings": _answer_settings(model),
         "types": types,
         "limit": limit,
         "settings_digest": file_digest(settings),
@@ -115,24 +169,12 @@ def _execute(
     previous = out / "run.json"
     if resume:
         remove_stale_tmp(out)
-    before = _previous_meta(previous) if resume else None
-    if before is not None:
-        changed = [k for k in ("bench", "model", "base_url", "mode", "shard") if before.get(k) != meta[k]]
-        if changed:
-            raise typer.BadParameter(
-                f"{out} holds a run with different {', '.join(changed)}: "
-                f"{ {k: before.get(k) for k in changed} }; use another --out"
-            )
+        meta = resume_meta(out, meta, _previous_meta(previous))
+    elif (done := out / PREDICTIONS).is_file() and done.stat().st_size > 0:
+        raise ExistingOutputError(f"{done} already holds predictions: pass --resume to finish that run")
     write_meta(out, meta)  # atomic: a kill leaves the old file or the new one, never a torn one
 
-    async def go() -> None:
-        model = make_model(
-            model_spec,
-            mode=mode,  # type: ignore[arg-type]
-            settings_file=settings,
-            concurrency=concurrency,
-            base_url=base_url,
-        )
+    async def go() -> RunStats:
         try:
             with Progress(
                 TextColumn("[bold]{task.description}"),
@@ -147,24 +189,51 @@ def _execute(
                     progress.advance(task)
 
                 t0 = time.perf_counter()
-                stats = await run_items(items, model, out, concurrency=concurrency, resume=resume, on_record=tick)
-                progress.update(task, completed=len(items))
+                stats = await run_items(
+                    items, model, out, concurrency=concurrency, resume=resume, on_record=tick, stop_after=stop_after
+                )
+                if stats.stopped is None:
+                    progress.update(task, completed=len(items))
             dt = time.perf_counter() - t0
             console.print(
                 f"answered {stats.answered} (already done {stats.already_done}, "
                 f"re-asked after infra errors {stats.dropped_for_retry}) in {dt:.1f} s; "
                 f"infra errors: {stats.infra_errors}"
             )
-            if stats.infra_errors:
-                console.print(f"[yellow]{stats.infra_errors} infra errors: `--resume` asks them again")
+            for reason, count in stats.top_failures():
+                console.print(f"  {count} x {_short(reason)}", soft_wrap=True, markup=False, highlight=False)
             endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
             if len(endpoints) > 1:
                 console.print(endpoint_table(endpoints))
                 write_meta(out, {**meta, "endpoints": endpoints})
+            return stats
         finally:
             await model.aclose()
 
-    asyncio.run(go())
+    stats = asyncio.run(go())
+    if stats.stopped is not None:
+        raise RunFailed(
+            f"stopped after {stop_after} identical failures in a row: {_short(stats.stopped)}\n"
+            f"fix the endpoint or the request, then `--resume` (records so far are in {out})"
+        )
+    return stats
+
+
+def _short(reason: str, limit: int = 300) -> str:
+    one_line = " ".join(reason.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+def _check_infra(stats: RunStats, max_infra_errors: int) -> None:
+    """Exit 3 when a finished run left more infrastructure errors than allowed."""
+    from robustcall.core import RunFailed
+
+    if stats.infra_errors > max_infra_errors:
+        raise RunFailed(
+            f"{stats.infra_errors} of {stats.answered} requests ended in infrastructure errors "
+            f"(allowed: --max-infra-errors {max_infra_errors}); `--resume` asks them again",
+            exit_code=3,
+        )
 
 
 def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:
@@ -201,9 +270,14 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--shard", help="Answer only slice i of n (0 <= i < n), e.g. 0/4; join with `merge`."),
         ] = None,
+        max_infra_errors: MaxInfraOpt = 0,
+        stop_after: StopAfterOpt = None,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
-        _execute(bench, model, mode, types, limit, concurrency, out, resume, settings, _urls(base_url), shard)
+        stats = _execute(
+            bench, model, mode, types, limit, concurrency, out, resume, settings, _urls(base_url), shard, stop_after
+        )
+        _check_infra(stats, max_infra_errors)
 
     @app.command("merge")
     def merge_cmd(
@@ -256,9 +330,15 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,
         base_url: BaseUrlOpt = None,
+        max_infra_errors: MaxInfraOpt = 0,
+        stop_after: StopAfterOpt = None,
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
+        from robustcall.models import make_model
         from robustcall.perturb import build_benchmark
+
+        # a bad spec or a missing setup fails before the build
+        make_model(model, mode=mode, settings_file=settings, base_url=_urls(base_url))  # type: ignore[arg-type]
 
         chosen = sources or ("bfcl,apibank,rotbench,toolalpaca,tooleyes" if data_dir else "bfcl")
         bench = out / "bench"
@@ -274,7 +354,18 @@ def register(app: typer.Typer) -> None:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
         has_predictions = (run_dir / "predictions.jsonl").is_file()
-        _execute(
-            bench, model, mode, types, limit, concurrency, run_dir, resume or has_predictions, settings, _urls(base_url)
+        stats = _execute(
+            bench,
+            model,
+            mode,
+            types,
+            limit,
+            concurrency,
+            run_dir,
+            resume or has_predictions,
+            settings,
+            _urls(base_url),
+            stop_after=stop_after,
         )
         _score_and_print(run_dir, False, 10_000, seed)
+        _check_infra(stats, max_infra_errors)

@@ -40,5 +40,68 @@ def inspect_cmd(
     console.print(f"{out}: {len(log.samples or [])} samples, accuracy {acc:.3f}; browse with `inspect view`")
 
 
+@export_app.command("hf")
+def hf_cmd(
+    bench: Annotated[Path, typer.Argument(help="A benchmark directory written by `robustcall build`.")],
+    out: Annotated[Path, typer.Option("--out", help="The dataset folder (data/<type>.parquet + README.md).")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Dataset name in the card (default: BENCH's name).")
+    ] = None,
+) -> None:
+    """A Hugging Face dataset: a config per perturbation type (and `all`), one set of features, a dataset card."""
+    try:
+        from robustcall.interop._hf import export_hf
+    except ImportError as exc:
+        raise _need("hf", exc) from None
+    try:
+        rows = export_hf(bench, out, name)
+    except FileNotFoundError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console.print(
+        f"{out}: {sum(rows.values())} rows in {len(rows)} configs (+ `all`); `datasets.load_dataset('{out}')`"
+    )
+
+
+@export_app.command("bfcl")
+def bfcl_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory with BFCL records.")],
+    out: Annotated[Path, typer.Option("--out", help="BFCL's result folder (OUT/<model-dir>/<group>/...).")],
+    model_dir: Annotated[str, typer.Option("--model-dir", help="The model folder name BFCL sees.")] = "robustcall",
+) -> None:
+    """The run's clean BFCL answers as `bfcl generate` result files (BFCL_v4_<category>_result.json)."""
+    from robustcall.interop._bfcl_files import BfclFileError, export_bfcl_results
+
+    try:
+        written = export_bfcl_results(run_dir, out, model_dir=model_dir)
+    except BfclFileError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console.print(f"{out / model_dir}: {sum(written.values())} results in {len(written)} files")
+
+
+import_app = typer.Typer(
+    name="import", help="Turn other tools' files into robustcall runs (BFCL result files).", no_args_is_help=True
+)
+
+
+@import_app.command("bfcl")
+def import_bfcl_cmd(
+    results: Annotated[
+        Path, typer.Argument(help="A `bfcl generate` result folder (searched for BFCL_v4_*_result.json).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="The run directory to write; then `robustcall score OUT`.")],
+    model: Annotated[str, typer.Option("--model", help="Model name recorded in the run.")] = "bfcl-results",
+) -> None:
+    """BFCL result files as a robustcall run of clean BFCL samples, scored by `robustcall score`."""
+    from robustcall.interop._bfcl_files import BfclFileError, import_bfcl_results
+    from robustcall.sources import SourceError
+
+    try:
+        n = import_bfcl_results(results, out, model=model)
+    except (BfclFileError, SourceError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console.print(f"{out}: {n} records imported; score them with `robustcall score {out}`")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(export_app)
+    app.add_typer(import_app)

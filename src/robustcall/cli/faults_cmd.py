@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -50,7 +52,8 @@ EnvOpt = Annotated[
     typer.Option("--env", help="An environment: a registered name, or `package.module:Class` of your own Env."),
 ]
 DataOpt = Annotated[
-    Path | None, typer.Option("--data", help="Environment data (wordle: a word-list folder; dbbench: its folder).")
+    Path | None,
+    typer.Option("--data", "--data-dir", help="Environment data (wordle: a word-list folder; dbbench: its folder)."),
 ]
 ModelOpt = Annotated[
     str,
@@ -62,13 +65,13 @@ ModelOpt = Annotated[
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
-LimitOpt = Annotated[int | None, typer.Option("--limit", help="Only the first N tasks.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")]
 SeedsOpt = Annotated[str, typer.Option("--seeds", help="Comma list of episode seeds.")]
-StepsOpt = Annotated[int, typer.Option("--max-steps", help="Step limit T per episode.")]
+StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Step limit T per episode.")]
 ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (default: the model's).")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
-ConcOpt = Annotated[int, typer.Option("--concurrency", help="Episodes in flight at once.")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight at once.")]
 AxisOpt = Annotated[
     str | None,
     typer.Option(
@@ -366,7 +369,7 @@ def mcp_proxy(
     transport: Annotated[
         str, typer.Option("--transport", help="stdio or http (streamable HTTP on 127.0.0.1).")
     ] = "stdio",
-    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --transport http.")] = 8765,
     sticky: StickyOpt = None,
 ) -> None:
     """Serve an MCP proxy that forwards tools to UPSTREAM and injects the profile's faults."""
@@ -374,6 +377,10 @@ def mcp_proxy(
 
     if transport not in ("stdio", "http"):
         raise typer.BadParameter(f"--transport must be stdio or http, got {transport!r}")
+    if not upstream.startswith(("http://", "https://")):
+        argv = shlex.split(upstream)
+        if not argv or shutil.which(argv[0]) is None:
+            raise typer.BadParameter(f"upstream command not found: {upstream!r}", param_hint="--upstream")
     try:
         prof = load_profile(profile)
     except (OSError, ValueError) as exc:

@@ -14,7 +14,7 @@ def serve(
     bench: Path = typer.Option(..., exists=True, file_okay=False, help="A `robustcall build` output directory."),
     db: str = typer.Option("sqlite:///leaderboard.db", help="SQLAlchemy URL: sqlite:///FILE or postgresql+psycopg://…"),
     host: str = typer.Option("127.0.0.1", help="Interface to bind."),
-    port: int = typer.Option(8000, help="Port to bind."),
+    port: int = typer.Option(8000, min=1, max=65535, help="Port to bind."),
     admin_token: str | None = typer.Option(
         None, envvar="ROBUSTCALL_ADMIN_TOKEN", help="Token that authorises deletion (default: deletion disabled)."
     ),

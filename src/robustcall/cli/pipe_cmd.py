@@ -27,9 +27,11 @@ def run_cmd(
         None,
         help="Environment data (wordle: word-list folder or answers file; dbbench: dbbench folder or JSONL file).",
     ),
-    order: int = typer.Option(0, help="Dual mode: 1 (synonyms first) or 2 (originals first); 0 runs both."),
-    limit: int | None = typer.Option(None, help="First N tasks only."),
-    max_steps: int = typer.Option(30, help="Step limit per episode."),
+    order: int = typer.Option(
+        0, min=0, max=2, help="Dual mode: 1 (synonyms first) or 2 (originals first); 0 runs both."
+    ),
+    limit: int | None = typer.Option(None, min=1, help="First N tasks only."),
+    max_steps: int = typer.Option(30, min=1, help="Step limit per episode."),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="Finish an interrupted run."),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
@@ -87,13 +89,16 @@ def report_cmd(
     ),
 ) -> None:
     """Origin / Perturb 1 / Perturb 2 / Δ, legacy calls per episode, and IR tables."""
-    from robustcall.core import Trajectory, read_checkpoint
+    from robustcall.core import MissingInputError, Trajectory, read_checkpoint
     from robustcall.interface import TRAJECTORIES
     from robustcall.metrics._pipe import COMBINES
     from robustcall.report._pipe import pipe_tables
 
     if ir_combine not in COMBINES:
         raise typer.BadParameter(f"--ir-combine must be one of {', '.join(COMBINES)}")
+    missing = [str(r / TRAJECTORIES) for r in runs if not (r / TRAJECTORIES).is_file()]
+    if missing:
+        raise MissingInputError(f"not a `robustcall pipe run` folder (no {TRAJECTORIES}): {', '.join(missing)}")
     trajs = [t for r in runs for t in read_checkpoint(r / TRAJECTORIES, Trajectory)]
     for table in pipe_tables(trajs, "eq3" if ir_combine == "eq3" else "counts"):
         typer.echo(table.markdown())
@@ -113,8 +118,8 @@ def curve_cmd(
     data: Path | None = typer.Option(
         None, help="Environment data (wordle: word-list folder; dbbench: dbbench folder or JSONL file)."
     ),
-    limit: int | None = typer.Option(None, help="First N tasks only."),
-    max_steps: int = typer.Option(30, help="Step limit per episode."),
+    limit: int | None = typer.Option(None, min=1, help="First N tasks only."),
+    max_steps: int = typer.Option(30, min=1, help="Step limit per episode."),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
 ) -> None:
     """Origin, Perturb 1, Perturb 2 and IR across training checkpoints (Figure 4 of the paper)."""

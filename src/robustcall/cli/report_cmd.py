@@ -12,9 +12,13 @@ def register(app: typer.Typer) -> None:
     def report(
         runs: list[Path] = typer.Argument(..., help="Run directories (from `robustcall run`).", exists=True),
         out: Path = typer.Option(..., "--out", help="Directory for tables, figures and report.html."),
-        baseline: str | None = typer.Option(None, help="Run (model) name to test every other run against."),
+        baseline: str | None = typer.Option(
+            None, help="The run to test every other run against: its model name or its run folder."
+        ),
         sizes: Path | None = typer.Option(
-            None, exists=True, help="YAML/JSON mapping of model name -> size in billions (Figures 2 and 3)."
+            None,
+            exists=True,
+            help="YAML/JSON mapping of model name or run folder -> size in billions (Figures 2 and 3).",
         ),
         resamples: int = typer.Option(10_000, min=0, help="Bootstrap resamples B."),
         seed: int = typer.Option(0, help="Bootstrap seed."),
@@ -30,16 +34,15 @@ def register(app: typer.Typer) -> None:
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
-        try:
-            files = write_report(
-                runs,
-                out,
-                baseline=baseline,
-                sizes_file=sizes,
-                resamples=resamples,
-                seed=seed,
-                resampling=resampling,
-            )
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from exc
+        files = write_report(
+            runs,
+            out,
+            baseline=baseline,
+            sizes_file=sizes,
+            resamples=resamples,
+            seed=seed,
+            resampling=resampling,
+        )
         typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")
+        for note in files.notes:
+            typer.echo(f"note: {note}", err=True)

@@ -48,12 +48,16 @@ SettingsOpt = Annotated[Path | None, typer.Option("--settings", help="Per-model 
 def build_bench(
     out: Annotated[Path, typer.Option("--out", "-o", help="Benchmark JSONL to write.")],
     generator: GeneratorOpt = None,
-    per_generator: Annotated[int, typer.Option("--per-generator", "-k", help="Draws per generator and query.")] = 1,
+    per_generator: Annotated[
+        int, typer.Option("--per-generator", "-k", min=1, help="Draws per generator and query.")
+    ] = 1,
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature of the pool.")] = 0.8,
-    queries: Annotated[int | None, typer.Option("--queries", help="A seeded subset of this many queries.")] = None,
+    queries: Annotated[
+        int | None, typer.Option("--queries", min=1, help="A seeded subset of this many queries.")
+    ] = None,
     category: Annotated[list[str] | None, typer.Option("--category", help="BFCL categories (repeatable).")] = None,
     size: Annotated[
-        int | None, typer.Option("--size", help="At most this many pool records; the top-up total.")
+        int | None, typer.Option("--size", min=1, help="At most this many pool records; the top-up total.")
     ] = None,
     top_up: Annotated[bool, typer.Option("--top-up/--no-top-up", help="Top up short types with mutators.")] = False,
     from_file: Annotated[
@@ -64,7 +68,9 @@ def build_bench(
     ] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Queries drawn at once.")] = DEFAULT_CONCURRENCY,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Queries drawn at once.")
+    ] = DEFAULT_CONCURRENCY,
 ) -> None:
     """Build FC-RewardBench from BFCL v3 single-turn and a generator pool (or load the original)."""
     from robustcall.core import JsonlError, write_jsonl
@@ -78,6 +84,8 @@ def build_bench(
         write_jsonl(out, records)
         typer.echo(type_table(records))
         return
+    if not generator and not top_up and not (pool_file is not None and pool_file.exists()):
+        raise typer.BadParameter("nothing to build from: give --generator, --pool, --top-up or --from-file")
     samples = load_samples(["bfcl"], None, [], relevant_only=True, categories=category or [], limit=queries, seed=seed)
     models = make_generators(generator or [], settings, concurrency)
     stats = BuildStats()
@@ -127,7 +135,9 @@ def eval_cmd(
             "--scorer", "-s", help="hf:<path> | judge:local | judge:<model>@<url> | schema | bfcl (repeatable)."
         ),
     ],
-    limit: Annotated[int | None, typer.Option("--limit", help="Evaluate a seeded subset of this many pairs.")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Evaluate a seeded subset of this many pairs.")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for results JSON and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,

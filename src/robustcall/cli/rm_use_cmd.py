@@ -28,7 +28,7 @@ DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", help="Folder laid
 GeneratorOpt = Annotated[list[str] | None, typer.Option("--generator", "-g", help="Generator (repeatable).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice.")]
 SettingsOpt = Annotated[Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON).")]
-LimitOpt = Annotated[int | None, typer.Option("--limit", help="A seeded subset of this many samples.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="A seeded subset of this many samples.")]
 
 
 def train_data(
@@ -37,7 +37,7 @@ def train_data(
     samples: SamplesOpt = None,
     data_dir: DataDirOpt = None,
     generator: GeneratorOpt = None,
-    per_generator: Annotated[int, typer.Option("--per-generator", "-k")] = 1,
+    per_generator: Annotated[int, typer.Option("--per-generator", "-k", min=1)] = 1,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.8,
     limit: LimitOpt = None,
     top_up: Annotated[
@@ -45,7 +45,7 @@ def train_data(
     ] = False,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = DEFAULT_CONCURRENCY,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
 ) -> None:
     """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
     from robustcall.core import write_jsonl
@@ -96,9 +96,9 @@ def train(
     scheduler: Annotated[str, typer.Option("--scheduler")] = "cosine",
     warmup_ratio: Annotated[float, typer.Option("--warmup-ratio")] = 0.03,
     center: Annotated[float, typer.Option("--center", help="Reward centering coefficient η.")] = 0.01,
-    batch_size: Annotated[int, typer.Option("--batch-size")] = 8,
-    grad_accum: Annotated[int, typer.Option("--grad-accum")] = 1,
-    max_length: Annotated[int, typer.Option("--max-length")] = 4096,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 8,
+    grad_accum: Annotated[int, typer.Option("--grad-accum", min=1)] = 1,
+    max_length: Annotated[int, typer.Option("--max-length", min=1)] = 4096,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: epochs).")] = -1,
     bf16: Annotated[bool, typer.Option("--bf16/--no-bf16")] = False,
     seed: SeedOpt = 0,
@@ -138,14 +138,14 @@ def best_of_n(
     source: SourceOpt = None,
     samples: SamplesOpt = None,
     data_dir: DataDirOpt = None,
-    n: Annotated[int, typer.Option("--n", help="Draws per sample (the paper's n = 32).")] = 32,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Length cap of every draw.")] = 256,
+    n: Annotated[int, typer.Option("--n", min=1, help="Draws per sample (the paper's n = 32).")] = 32,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Length cap of every draw.")] = 256,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
     limit: LimitOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = DEFAULT_CONCURRENCY,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl

@@ -93,23 +93,23 @@ def grpo(
     toolrm_scorer: Annotated[
         str | None, typer.Option("--toolrm-scorer", help="Scorer spec for --reward toolrm.")
     ] = None,
-    num_generations: Annotated[int | None, typer.Option("--num-generations", help="Group size K.")] = None,
+    num_generations: Annotated[int | None, typer.Option("--num-generations", min=1, help="Group size K.")] = None,
     learning_rate: Annotated[float | None, typer.Option("--lr")] = None,
-    max_prompt_length: Annotated[int | None, typer.Option("--max-prompt-length")] = None,
-    max_completion_length: Annotated[int | None, typer.Option("--max-completion-length")] = None,
+    max_prompt_length: Annotated[int | None, typer.Option("--max-prompt-length", min=1)] = None,
+    max_completion_length: Annotated[int | None, typer.Option("--max-completion-length", min=1)] = None,
     epochs: Annotated[float | None, typer.Option("--epochs")] = None,
     train_batch_size: Annotated[
-        int | None, typer.Option("--train-batch-size", help="Prompts per rollout batch.")
+        int | None, typer.Option("--train-batch-size", min=1, help="Prompts per rollout batch.")
     ] = None,
     mini_batch_size: Annotated[
-        int | None, typer.Option("--mini-batch-size", help="Prompts per optimizer step.")
+        int | None, typer.Option("--mini-batch-size", min=1, help="Prompts per optimizer step.")
     ] = None,
     micro_batch_size: Annotated[
-        int | None, typer.Option("--micro-batch-size", help="Completions per device per forward pass.")
+        int | None, typer.Option("--micro-batch-size", min=1, help="Completions per device per forward pass.")
     ] = None,
     beta: Annotated[float, typer.Option("--beta", help="KL coefficient.")] = 0.001,
-    save_steps: Annotated[int | None, typer.Option("--save-steps")] = None,
-    eval_steps: Annotated[int | None, typer.Option("--eval-steps")] = None,
+    save_steps: Annotated[int | None, typer.Option("--save-steps", min=1)] = None,
+    eval_steps: Annotated[int | None, typer.Option("--eval-steps", min=1)] = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
     vllm: Annotated[
         bool | None, typer.Option("--vllm/--no-vllm", help="vLLM generation (default: when installed and on GPU).")
@@ -183,9 +183,9 @@ def sft(
     alpha: Annotated[float, typer.Option("--alpha", help="α of L_standard + α·L_recovery (data-mix weight).")] = 1.0,
     learning_rate: Annotated[float, typer.Option("--lr")] = 1e-5,
     epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Per device.")] = 4,
-    grad_accum: Annotated[int, typer.Option("--grad-accum")] = 1,
-    max_length: Annotated[int, typer.Option("--max-length")] = 4096,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Per device.")] = 4,
+    grad_accum: Annotated[int, typer.Option("--grad-accum", min=1)] = 1,
+    max_length: Annotated[int, typer.Option("--max-length", min=1)] = 4096,
     max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
     seed: SeedOpt = 0,
 ) -> None:

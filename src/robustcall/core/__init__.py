@@ -1,5 +1,15 @@
 """The shared, typed data model. Imports nothing else of robustcall."""
 
+from robustcall.core._config_file import load_config_file
+from robustcall.core._errors import (
+    ExistingOutputError,
+    InputError,
+    MissingInputError,
+    NotReadyError,
+    RunFailed,
+    UnknownNameError,
+    UserError,
+)
 from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, stable_hash
 from robustcall.core._jsonl import (
     JsonlAppender,
@@ -60,14 +70,19 @@ __all__ = [
     "ErrorKind",
     "ErrorMode",
     "EvalConfig",
+    "ExistingOutputError",
     "GoldenAnswer",
+    "InputError",
     "JsonlAppender",
     "JsonlError",
     "Message",
+    "MissingInputError",
+    "NotReadyError",
     "PerturbationInfo",
     "Prediction",
     "PredictionRecord",
     "Role",
+    "RunFailed",
     "Sample",
     "ScoreMethod",
     "SourceInfo",
@@ -76,6 +91,8 @@ __all__ = [
     "ToolSpec",
     "Trajectory",
     "TypeInfo",
+    "UnknownNameError",
+    "UserError",
     "Verdict",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -84,6 +101,7 @@ __all__ = [
     "dump_record",
     "file_sha256",
     "iter_json_lines",
+    "load_config_file",
     "prediction_line",
     "read_checkpoint",
     "read_jsonl",

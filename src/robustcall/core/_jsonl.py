@@ -10,10 +10,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from robustcall.core._errors import InputError
+
 M = TypeVar("M", bound=BaseModel)
 
 
-class JsonlError(ValueError):
+class JsonlError(InputError):
     """A line of a JSONL file could not be read; the message names the file and line."""
 
     def __init__(self, path: Path | str, line: int, reason: str) -> None:

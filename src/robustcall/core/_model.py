@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 Component = Literal["clean", "observation", "action", "reward", "transition"]
 """The POMDP component a perturbation acts on (``clean`` for the unperturbed baseline)."""
@@ -149,7 +149,9 @@ class Prediction(_Record):
     raw_output: str = ""
     """The text the model returned on the scored pass."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
-    """Calls parsed from ``raw_output`` (or read from structured ``tool_calls``)."""
+    """Calls parsed from ``raw_output`` (or read from structured ``tool_calls``). ``null`` in a file
+    (as released prediction files write it) reads as not given: ``[]``; replay and ``score --reparse``
+    parse ``raw_output`` instead."""
     error: str | None = None
     """Why no model output could be had, when that happened."""
     error_kind: ErrorKind | None = None
@@ -158,6 +160,11 @@ class Prediction(_Record):
     pass1_raw_output: str | None = None
     pass1_tool_calls: list[ToolCall] | None = None
     latency_s: float | None = None
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _null_is_not_given(cls, value: object) -> object:
+        return [] if value is None else value
 
 
 class PredictionRecord(Sample):
@@ -189,8 +196,9 @@ class Verdict(_Record):
     benchmark: str
     type: str
     component: Component
-    correct: bool | None
-    """``None`` when the record is an infrastructure error (excluded from accuracy)."""
+    correct: bool | None = None
+    """``None`` when the record is an infrastructure error (excluded from accuracy); such lines of
+    ``scores.jsonl`` carry no ``correct`` at all."""
     score: float = 0.0
     """1.0 / 0.0, or partial credit where the source scorer gives it (ToolEyes sequences)."""
     error_mode: ErrorMode | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from robustcall.core._errors import UnknownNameError
 from robustcall.core._model import Component
 
 
@@ -73,4 +74,4 @@ def type_info(code: str) -> TypeInfo:
     for t in TYPES.values():
         if t.display == code:
             return t
-    raise KeyError(f"unknown perturbation type {code!r}; valid: {', '.join(TYPES)}")
+    raise UnknownNameError(f"unknown perturbation type {code!r}; valid: {', '.join(TYPES)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from robustcall.core import InputError
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
@@ -24,9 +25,9 @@ def make_env(name: str, data: Path | None = None) -> Env:
     ``minigrid`` package's BabyAI levels, ``sciworld`` the ``scienceworld`` package (and a Java runtime),
     ``maze`` nothing."""
     if name not in ENV_NAMES:
-        raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
+        raise InputError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
     if name in _NEEDS_DATA and data is None:
-        raise ValueError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
+        raise InputError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
     if name == "maze":
         return MazeEnv()
     if name == "babyai":

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import JsonlAppender, Trajectory, atomic_write_text, read_checkpoint, stable_hash
+from robustcall.core import (
+    JsonlAppender,
+    MissingInputError,
+    Trajectory,
+    atomic_write_text,
+    read_checkpoint,
+    stable_hash,
+)
 from robustcall.envs import Env
 from robustcall.envs import load_env as load_env  # re-exported: fault runs resolve --env with it
 from robustcall.faults._env import FaultyEnv
@@ -44,7 +51,7 @@ def read_trajectories(run_dir: Path) -> list[Trajectory]:
     """The newest record of every episode of a run (resume may have re-run infra failures)."""
     path = run_dir / TRAJECTORIES
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: not a fault-injection run directory")
+        raise MissingInputError(f"{path} not found: not a fault-injection run directory")
     latest: dict[str, Trajectory] = {}
     for t in read_checkpoint(path, Trajectory):
         latest[t.id] = t

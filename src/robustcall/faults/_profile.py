@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from robustcall.core import InputError, MissingInputError
 from robustcall.faults._types import FAULT_TYPES, FaultClass, FaultType
 
 
@@ -84,7 +85,7 @@ class FaultProfile(BaseModel):
     def _check(self) -> FaultProfile:
         clash = sorted(set(self.custom) & set(FAULT_TYPES))
         if clash:
-            raise ValueError(f"custom fault types shadow built-in ones: {', '.join(clash)}")
+            raise InputError(f"custom fault types shadow built-in ones: {', '.join(clash)}")
         self._check_weights(self.faults, "faults")
         for tool, over in self.tools.items():
             if over.faults is not None:
@@ -94,11 +95,11 @@ class FaultProfile(BaseModel):
     def _check_weights(self, weights: dict[str, float], where: str) -> None:
         unknown = [c for c in weights if c not in FAULT_TYPES and c not in self.custom]
         if unknown:
-            raise ValueError(
+            raise InputError(
                 f"{where}: unknown fault type(s) {', '.join(unknown)}; valid: {', '.join([*FAULT_TYPES, *self.custom])}"
             )
         if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise ValueError(f"{where}: weights must be >= 0 with a positive sum")
+            raise InputError(f"{where}: weights must be >= 0 with a positive sum")
 
     def fault_type(self, code: str) -> FaultType:
         """The built-in or custom type ``code``."""
@@ -142,16 +143,16 @@ def load_profile(spec: str | Path) -> FaultProfile:
         text = resources.files("robustcall.faults").joinpath(f"profiles/{spec}.yaml").read_text(encoding="utf-8")
         where = f"built-in profile {spec}"
     else:
-        raise FileNotFoundError(f"no profile file {spec!r}; built-in profiles: {', '.join(BUILTIN_PROFILES)}")
+        raise MissingInputError(f"no profile file {spec!r}; built-in profiles: {', '.join(BUILTIN_PROFILES)}")
     try:
         data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ValueError(f"{where}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+        raise InputError(f"{where}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: a profile is a mapping with at least `faults`")
+        raise InputError(f"{where}: a profile is a mapping with at least `faults`")
     try:
         return FaultProfile.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"]) or "<profile>"
-        raise ValueError(f"{where}: field {loc}: {first['msg']}") from None
+        raise InputError(f"{where}: field {loc}: {first['msg']}") from None

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from robustcall.core import UnknownNameError
 from robustcall.faults._transition import TRANSITION_MESSAGES
 
 FaultClass = Literal["execution", "semantic", "nonstationary"]
@@ -134,4 +135,4 @@ def fault_type(code: str) -> FaultType:
     try:
         return FAULT_TYPES[code]
     except KeyError:
-        raise KeyError(f"unknown fault type {code!r}; valid: {', '.join(FAULT_TYPES)}") from None
+        raise UnknownNameError(f"unknown fault type {code!r}; valid: {', '.join(FAULT_TYPES)}") from None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from robustcall.core import ToolCall, ToolSpec
+from robustcall.core import InputError, ToolCall, ToolSpec
 from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.interface._maps import InterfaceMap, Level
 
@@ -43,7 +43,7 @@ class NameView:
 
     def __init__(self, imap: InterfaceMap, mode: Mode) -> None:
         if mode not in MODES:
-            raise ValueError(f"unknown interface mode {mode!r}; valid: {', '.join(MODES)}")
+            raise InputError(f"unknown interface mode {mode!r}; valid: {', '.join(MODES)}")
         self.map, self.mode = imap, mode
         level: Level = "synonym" if mode == "dual" else mode
         self.shown = imap.names(level)  # original -> displayed

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from robustcall.core import JsonlAppender, Step, ToolCall, Trajectory, read_checkpoint, seeded_rng
+from robustcall.core import ExistingOutputError, JsonlAppender, Step, ToolCall, Trajectory, read_checkpoint, seeded_rng
 from robustcall.envs import ENV_NAMES, Env, load_env
 from robustcall.formats import OutputFormat
 from robustcall.interface._env import InterfaceEnv, Mode, NameView
@@ -184,7 +184,7 @@ async def run_pipe(
     done: dict[str, Trajectory] = {}
     if path.exists() and path.stat().st_size:
         if not resume:
-            raise FileExistsError(f"{path} already holds episodes: pass --resume to finish that run")
+            raise ExistingOutputError(f"{path} already holds episodes: pass --resume to finish that run")
         done = {t.id: t for t in read_checkpoint(path, Trajectory) if t.termination != "infra"}
     model: ChatModel
     style = model_spec.removeprefix("scripted:")

@@ -45,6 +45,7 @@ from robustcall.metrics._robustness import (
     source_id,
 )
 from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, summarize
+from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 
 __all__ = [
     "ACKNOWLEDGE_PATTERNS",
@@ -55,6 +56,7 @@ __all__ = [
     "LOOP_REPEATS",
     "MODE_DISPLAY",
     "RESAMPLINGS",
+    "UNIT_NOTE",
     "Cell",
     "Diagnosis",
     "EpisodeOutcome",
@@ -77,10 +79,12 @@ __all__ = [
     "error_mode_shares",
     "failure_mode",
     "fault_metrics",
+    "frac",
     "ghost_calls_in_records",
     "ghost_calls_in_trajectories",
     "ghost_kind",
     "half_width",
+    "heat_text",
     "injection_counts",
     "marker",
     "paired_significance",

@@ -14,8 +14,9 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from robustcall.core import Trajectory
+from robustcall.core import InputError, Trajectory
 from robustcall.metrics._faults import FaultMetrics, fault_metrics
+from robustcall.metrics._ghost import GhostCounts, ghost_calls_in_trajectories
 
 SWEEP_DELTAS = (0.0, 0.1, 0.2, 0.3, 0.5)
 """Table 3's rates, plus δ = 0 for the Task Success Rate."""
@@ -29,7 +30,7 @@ def agent_of(t: Trajectory) -> str:
 def delta_of(t: Trajectory) -> float:
     delta = t.config.get("delta")
     if not isinstance(delta, int | float):
-        raise ValueError(f"trajectory {t.id} has no numeric config.delta: not a fault-injection run")
+        raise InputError(f"trajectory {t.id} has no numeric config.delta: not a fault-injection run")
     return float(delta)
 
 
@@ -39,6 +40,8 @@ class FaultReport(BaseModel):
     table_delta: float
     ufr_counts_step_limit: bool = False
     groups: dict[str, dict[float, FaultMetrics]]
+    ghost_calls: dict[str, GhostCounts] = {}
+    """Per agent: calls to tools that were not listed at reset (Appendix N (7), beyond the paper)."""
 
     def agents(self) -> list[str]:
         return sorted(self.groups)
@@ -52,10 +55,13 @@ def fault_report(
 ) -> FaultReport:
     """Every (agent, δ) group's metrics; ``ufr_step_limit`` counts hitting the step limit towards UFR."""
     grouped: dict[str, dict[float, list[Trajectory]]] = defaultdict(lambda: defaultdict(list))
+    by_agent: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         grouped[agent_of(t)][delta_of(t)].append(t)
+        by_agent[agent_of(t)].append(t)
     groups = {
         a: {d: fault_metrics(ts, ufr_step_limit=ufr_step_limit) for d, ts in sorted(by_d.items())}
         for a, by_d in grouped.items()
     }
-    return FaultReport(table_delta=table_delta, ufr_counts_step_limit=ufr_step_limit, groups=groups)
+    ghosts = {a: ghost_calls_in_trajectories(ts) for a, ts in sorted(by_agent.items())}
+    return FaultReport(table_delta=table_delta, ufr_counts_step_limit=ufr_step_limit, groups=groups, ghost_calls=ghosts)

@@ -27,6 +27,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from robustcall.core import InputError
+
 ALPHAS = (0.5, 1.0, 2.0)
 """The smoothing constants the paper reports (α = 1 in the main tables)."""
 
@@ -38,7 +40,7 @@ def _ratios(counts: Counts, alpha: float) -> list[float]:
     if alpha <= 0:
         raise ValueError(f"alpha must be > 0, got {alpha}")
     if not counts:
-        raise ValueError("interface reliance needs at least one episode")
+        raise InputError("interface reliance needs at least one episode")
     return [(ori + alpha) / (syn + alpha) for ori, syn in counts]
 
 

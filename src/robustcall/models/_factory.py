@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from robustcall.core import InputError
 from robustcall.models._api import ChatModel, Mode
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._replay import ReplayModel
@@ -12,7 +13,7 @@ from robustcall.models._scripted import ScriptedModel
 from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings
 
 SPEC_HELP = (
-    "local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
+    "local | local:<gguf> | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
     "replay:<predictions.jsonl> | scripted:<policy>"
 )
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -22,7 +23,7 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 def _http_url(url: str, spec: str) -> str:
     for part in split_urls(url) or [url]:
         if not part.startswith(("http://", "https://")):
-            raise ValueError(f"bad base URL {part!r} for model {spec!r}: expected http(s)://host[:port][/v1]")
+            raise InputError(f"bad base URL {part!r} for model {spec!r}: expected http(s)://host[:port][/v1]")
     return url
 
 
@@ -34,20 +35,20 @@ def split_urls(urls: str) -> list[str]:
 def resolve_base_url(spec: str, base_url: str | None = None) -> tuple[str, str]:
     """``(model name, base URL)`` of an OpenAI-compatible spec: ``openai:<model>@<url>`` names its
     URL; ``openai/<model>`` takes ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's own API, as
-    the openai SDK does. Raises ``ValueError`` on a malformed spec."""
+    the openai SDK does. Raises ``InputError`` (a ``ValueError``) on a malformed spec."""
     if spec.startswith("openai/"):
         model = spec.removeprefix("openai/")
         if not model:
-            raise ValueError(f"bad model spec {spec!r}: expected openai/<model>")
+            raise InputError(f"bad model spec {spec!r}: expected openai/<model>")
         url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
         return model, _http_url(url, spec)
     model, sep, url = spec.removeprefix("openai:").rpartition("@")
     if not spec.startswith("openai:") or not sep or not model or not url.startswith(("http://", "https://")):
-        raise ValueError(
+        raise InputError(
             f"bad model spec {spec!r}: expected openai:<model>@<http(s)://base_url> or openai/<model> with --base-url"
         )
     if base_url is not None and base_url != url:
-        raise ValueError(
+        raise InputError(
             f"model spec {spec!r} names its own base URL; drop --base-url {base_url} or use openai/<model>"
         )
     return model, url
@@ -59,10 +60,10 @@ def check_spec(spec: str, base_url: str | None = None) -> None:
         resolve_base_url(spec, base_url)
         return
     if base_url is not None:
-        raise ValueError(f"--base-url applies to openai/<model> specs, not {spec!r}")
+        raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
     kind, _, rest = spec.partition(":")
-    if not ((kind == "local" and not rest) or (kind in ("replay", "scripted") and rest)):
-        raise ValueError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
+    if not (kind == "local" or (kind in ("replay", "scripted") and rest)):
+        raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
 
 
 def make_model(
@@ -78,9 +79,11 @@ def make_model(
     Settings are looked up under the spec's model name (``local``, the ``<model>`` of an openai spec).
     ``base_url`` (the CLI's ``--base-url``) serves ``openai/<model>`` specs only. A comma list of
     base URLs (in ``base_url`` or after the ``@``) spreads the requests over those replicas.
-    Raises ``ValueError`` on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
+    Raises ``InputError`` (a ``ValueError``) on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
     """
     kind, _, rest = spec.partition(":")
+    if settings_file is not None:  # a typo anywhere in the file is an error for every backend, used or not
+        load_settings(settings_file, spec)
     if spec.startswith(("openai/", "openai:")):
         model, url = resolve_base_url(spec, base_url)
         settings = load_settings(settings_file, model)
@@ -88,13 +91,13 @@ def make_model(
         urls = split_urls(url)
         return OpenAIChatModel(model, urls, settings, mode=mode, concurrency=concurrency, name=name)
     if base_url is not None:
-        raise ValueError(f"--base-url applies to openai/<model> specs, not {spec!r}")
-    if kind == "local" and not rest:
+        raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
+    if kind == "local":
         from robustcall.models.local import LocalModel
 
-        return LocalModel(load_settings(settings_file, "local"), mode=mode, concurrency=concurrency)
+        return LocalModel(load_settings(settings_file, "local"), mode=mode, concurrency=concurrency, gguf=rest or None)
     if kind == "replay" and rest:
         return ReplayModel(Path(rest), mode=mode or "prompt")
     if kind == "scripted" and rest:
         return ScriptedModel(rest, mode=mode or "fc")
-    raise ValueError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
+    raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from robustcall.core import InputError
 from robustcall.models._proxy import open_tunnel, proxy_for
 
 
@@ -221,7 +222,7 @@ class HttpClient:
     def __init__(self, base_url: str, *, limit: int = 8, headers: dict[str, str] | None = None) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: {base_url!r}")
+            raise InputError(f"not an http(s) URL: {base_url!r}")
         self.host = parts.hostname
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self._ssl = ssl.create_default_context() if parts.scheme == "https" else None

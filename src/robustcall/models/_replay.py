@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from robustcall.core import ErrorKind, ToolCall, iter_json_lines, validate_line
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
@@ -20,6 +20,11 @@ class _StoredPrediction(BaseModel):
     transition_injected: bool | None = None
     pass1_raw_output: str | None = None
     pass1_tool_calls: list[ToolCall] | None = None
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _null_is_not_given(cls, value: object) -> object:
+        return [] if value is None else value  # released files write null: the text is parsed instead
 
 
 class _StoredRecord(BaseModel):

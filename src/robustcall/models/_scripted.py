@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable
 
-from robustcall.core import Message, ToolCall, ToolSpec
+from robustcall.core import InputError, Message, ToolCall, ToolSpec
 from robustcall.formats import render_calls, sample_format
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 
@@ -191,7 +191,7 @@ class ScriptedModel:
     def __init__(self, policy_name: str, *, mode: Mode = "fc") -> None:
         if policy_name not in POLICIES:
             known = ", ".join(sorted(POLICIES))
-            raise ValueError(f"unknown scripted policy {policy_name!r} (known: {known})")
+            raise InputError(f"unknown scripted policy {policy_name!r} (known: {known})")
         self.policy = POLICIES[policy_name]
         self.name = f"scripted:{policy_name}"
         self.mode: Mode = mode

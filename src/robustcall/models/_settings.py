@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-import yaml
-
+from robustcall.core import InputError, load_config_file
 from robustcall.models._api import Mode
 
 DEFAULT_CONCURRENCY = 4
@@ -52,16 +50,15 @@ TOOL_CHOICES = ("auto", "required", "none")
 _FIELDS = {f.name: f for f in dataclasses.fields(ModelSettings)}
 
 
-class SettingsError(ValueError):
+class SettingsError(InputError):
     """A settings file that cannot be read as ``{model_name: {field: value}}``."""
 
 
 def _read(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise SettingsError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+        data = load_config_file(path)
+    except InputError as exc:
+        raise SettingsError(str(exc)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -107,17 +104,17 @@ def load_settings(path: Path | None, model: str) -> ModelSettings:
     """Settings for ``model`` from ``path`` (YAML or JSON ``{model_name: {temperature, ...}}``).
 
     A ``default`` entry, when present, applies to every model and the model's own entry overrides
-    it. No file, or a model not listed, gives the Table 15 defaults.
+    it. No file, or a model not listed, gives the Table 15 defaults. An unknown setting in any
+    entry raises ``SettingsError`` naming it.
     """
     if path is None:
         return ModelSettings()
     data = _read(path)
+    for key, entry in data.items():  # every entry is checked: a typo is an error whichever model runs
+        if entry is not None and not isinstance(entry, dict):
+            raise SettingsError(f"{path}: entry {key!r} must be a mapping, got {type(entry).__name__}")
+        _coerce(path, str(key), entry or {})
     merged: dict[str, Any] = {}
     for key in ("default", model):
-        entry = data.get(key)
-        if entry is None:
-            continue
-        if not isinstance(entry, dict):
-            raise SettingsError(f"{path}: entry {key!r} must be a mapping, got {type(entry).__name__}")
-        merged.update(entry)
+        merged.update(data.get(key) or {})
     return _coerce(path, model, merged)

@@ -2,8 +2,9 @@
 
 Placement follows Appendix C: the Dup-NoDesc / Dup-Desc / Dup-DescWP / Dup-SwapDP distractor sits
 right after the GT tool; the Dup-WrongP distractor at a seeded position elsewhere; RedunTool
-siblings are appended. "Wrong params" are another tool's parameters with no name in common with
-the GT's, else a generic ``query``/``limit`` pair.
+siblings are appended. A multi-call sample gets one distractor per golden call (the release's
+multi-call records carry 2-4 that share the golden tools' names). "Wrong params" are another
+tool's parameters with no name in common with the GT's, else a generic ``query``/``limit`` pair.
 """
 
 from __future__ import annotations
@@ -41,35 +42,66 @@ def _wrong_params(sample: Sample, gt: ToolSpec) -> dict[str, Any]:
     return {"type": _schema_type(gt), "properties": dict(_GENERIC_WRONG), "required": ["query"]}
 
 
-def _insert(sample: Sample, ctx: PerturbContext, distractor: ToolSpec, *, after_gt: bool) -> Sample | None:
-    found = gt_tool(sample)
-    if found is None:
-        return None
-    idx, _ = found
+def _golden_tools(sample: Sample) -> list[ToolSpec]:
+    """The tool of every golden call, in golden order (a tool called twice counts twice), the first
+    call only where the golden answers are alternatives (RoTBench's ``any``); calls to unlisted
+    tools are skipped. Empty when there is no GT tool (``gt_tool``)."""
+    if gt_tool(sample) is None:
+        return []
+    golden = sample.golden_answers
+    if sample.source.extra.get("golden_mode") == "any":
+        golden = golden[:1]
+    out: list[ToolSpec] = []
+    for g in golden:
+        tool = sample.tool(g.name)
+        if tool is not None:
+            out.append(tool)
+    return out
+
+
+def _insert(sample: Sample, ctx: PerturbContext, decoys: list[ToolSpec], *, after_gt: bool) -> Sample | None:
+    """Insert one decoy per golden call (``decoys[k]`` shares the name of the k-th golden tool):
+    right after its GT tool, or (Dup-WrongP) at a seeded position anywhere but there. One decoy is
+    recorded as ``{"distractor": name, "position": i}``, several (multi-call samples, as the
+    release's records carry 2-4) as lists of names and final positions."""
     tools = list(sample.tools)
-    if after_gt:
-        pos = idx + 1
+    for decoy in decoys:
+        gt = next(i for i, t in enumerate(tools) if t.name == decoy.name and not _is_decoy(t, decoys))
+        if after_gt:
+            pos = gt + 1
+            while pos < len(tools) and _is_decoy(tools[pos], decoys):  # after the decoys placed there
+                pos += 1
+        else:
+            choices = [p for p in range(len(tools) + 1) if p != gt + 1] or [gt + 1]
+            pos = ctx.rng.choice(choices)
+        tools.insert(pos, decoy)
+    positions = [i for i, t in enumerate(tools) if _is_decoy(t, decoys)]
+    if len(decoys) == 1:
+        meta: dict[str, Any] = {"distractor": decoys[0].name, "position": positions[0]}
     else:
-        choices = [p for p in range(len(tools) + 1) if p != idx + 1] or [idx + 1]
-        pos = ctx.rng.choice(choices)
-    tools.insert(pos, distractor)
-    return variant_of(sample, ctx.code, {"tools": tools}, {"distractor": distractor.name, "position": pos})
+        meta = {"distractor": [tools[i].name for i in positions], "position": positions}
+    return variant_of(sample, ctx.code, {"tools": tools}, meta)
+
+
+def _is_decoy(tool: ToolSpec, decoys: list[ToolSpec]) -> bool:
+    return any(tool is d for d in decoys)  # identity: a decoy may equal its GT field for field
 
 
 def _same_name(sample: Sample, ctx: PerturbContext, *, desc: str, params: str) -> Sample | None:
-    found = gt_tool(sample)
-    if found is None:
+    golds = _golden_tools(sample)
+    if not golds:
         return None
-    _, gt = found
-    other = _other_tool(sample, gt)
-    description = {
-        "none": "",
-        "correct": gt.description,
-        "other": other.description if other else "Performs a general-purpose lookup.",
-    }[desc]
-    parameters = _no_params(gt) if params == "none" else _wrong_params(sample, gt)
-    distractor = ToolSpec(name=gt.name, description=description, parameters=parameters)
-    return _insert(sample, ctx, distractor, after_gt=ctx.code != "same_name_C")
+    decoys: list[ToolSpec] = []
+    for gt in golds:
+        other = _other_tool(sample, gt)
+        description = {
+            "none": "",
+            "correct": gt.description,
+            "other": other.description if other else "Performs a general-purpose lookup.",
+        }[desc]
+        parameters = _no_params(gt) if params == "none" else _wrong_params(sample, gt)
+        decoys.append(ToolSpec(name=gt.name, description=description, parameters=parameters))
+    return _insert(sample, ctx, decoys, after_gt=ctx.code != "same_name_C")
 
 
 @register("same_name_A")

@@ -16,6 +16,7 @@ from robustcall.core import (
     BEYOND_TYPES,
     STATIC_TYPES,
     TRANSITION_TYPES,
+    InputError,
     Sample,
     atomic_write_text,
     file_sha256,
@@ -118,7 +119,7 @@ def build_benchmark(
     unknown = [t for t in types if t not in REGISTRY or not REGISTRY[t].static]
     if unknown:
         valid = ", ".join((*STATIC_TYPES, *BEYOND_TYPES))
-        raise ValueError(f"not static perturbation types: {unknown}; valid: {valid}")
+        raise InputError(f"not static perturbation types: {unknown}; valid: {valid}")
     counts = {**DEFAULT_COMPOSITION, **(per_source or {})}
     clean: list[Sample] = []
     versions: dict[str, dict[str, str]] = {}

@@ -111,8 +111,20 @@ def fault_table6(rep: FaultReport) -> Table:
     return Table("faults_table6", f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents)", head, rows)
 
 
+def ghost_table(rep: FaultReport) -> Table:
+    """Calls to tools that were not listed, per agent (beyond the paper: Appendix N (7))."""
+    rows = [
+        [a, str(g.calls), str(g.ghost), str(g.near_miss), str(g.sibling), str(g.invented)]
+        for a, g in rep.ghost_calls.items()
+    ]
+    head = ["Agent", "calls", "ghost calls", "near miss", "sibling", "invented"]
+    notes = ["Beyond the paper (RobustBench-TC Appendix N (7)): calls to tools not in the list shown at reset."]
+    return Table("faults_ghost_calls", "Ghost-tool calls (beyond the paper)", head, rows, notes)
+
+
 def fault_tables(rep: FaultReport) -> list[Table]:
-    return [fault_table1(rep), fault_table2(rep), fault_table3(rep), fault_table5(rep), fault_table6(rep)]
+    tables = [fault_table1(rep), fault_table2(rep), fault_table3(rep), fault_table5(rep), fault_table6(rep)]
+    return [*tables, ghost_table(rep)] if rep.ghost_calls else tables
 
 
 def report_markdown(rep: FaultReport) -> str:

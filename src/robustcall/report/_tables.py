@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from robustcall.core import BEYOND, TAXONOMY
+from robustcall.core import BEYOND, TAXONOMY, InputError
 from robustcall.metrics import Estimate, Significance, paired_significance
 from robustcall.report._runs import RunResult
 from robustcall.report._table import Table
@@ -40,7 +40,7 @@ def significance(runs: list[RunResult], baseline: str | None) -> dict[str, dict[
     base = next((r for r in runs if r.name == baseline), None)
     if base is None:
         names = ", ".join(r.name for r in runs)
-        raise ValueError(f"baseline {baseline!r} is not one of the runs: {names}")
+        raise InputError(f"baseline {baseline!r} is not one of the runs: {names}")
     return {
         r.name: paired_significance(r.verdicts, base.verdicts, resamples=r.stats.resamples, seed=r.stats.seed)
         for r in runs

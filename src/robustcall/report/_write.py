@@ -8,9 +8,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from robustcall.core import InputError
 from robustcall.metrics import DEFAULT_RESAMPLES, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
-from robustcall.report._runs import RunResult, load_run, unique_names
+from robustcall.report._runs import RunResult, load_run, run_name, unique_names
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables
 
@@ -32,6 +33,58 @@ class ReportFiles:
     figures: list[Path]
     html: Path
     summary: Path
+    notes: list[str]
+    """What was left out of a table or figure, and why (also on the HTML page)."""
+
+
+def _aliases(run: RunResult) -> set[str]:
+    """Every name a user may give a run by: its model name, its folder's name, its path."""
+    return {run.name, run_name(run.path), run.path.name, str(run.path), str(run.path.resolve())}
+
+
+def find_run(key: str, runs: list[RunResult]) -> RunResult | None:
+    """The run ``key`` names (model name or run folder; an exact model name wins), else ``None``."""
+    exact = [r for r in runs if r.name == key]
+    if exact:
+        return exact[0]
+    matches = [r for r in runs if key in _aliases(r)]
+    if len(matches) > 1:
+        raise InputError(f"{key!r} names several runs ({', '.join(r.name for r in matches)}): give the folder path")
+    return matches[0] if matches else None
+
+
+def _known(runs: list[RunResult]) -> str:
+    return "; ".join(f"{r.name} (folder {r.path.name})" for r in runs)
+
+
+def resolve_baseline(baseline: str | None, runs: list[RunResult]) -> str | None:
+    """The run name of ``--baseline`` given as a model name or a run folder."""
+    if baseline is None:
+        return None
+    run = find_run(baseline, runs)
+    if run is None:
+        raise InputError(f"--baseline {baseline!r} is none of the runs: {_known(runs)}")
+    return run.name
+
+
+def resolve_sizes(sizes: dict[str, float], runs: list[RunResult], source: str) -> tuple[dict[str, float], list[str]]:
+    """Sizes keyed by run name (from keys that are model names or run folders) and notes on
+    what a size file leaves out: keys that name no run, runs that have no size."""
+    by_name: dict[str, float] = {}
+    notes: list[str] = []
+    unmatched = []
+    for key, size in sizes.items():
+        run = find_run(key, runs)
+        if run is None:
+            unmatched.append(key)
+        else:
+            by_name[run.name] = size
+    if unmatched:
+        notes.append(f"{source}: {', '.join(map(repr, unmatched))} match no run (runs: {_known(runs)})")
+    missing = [r.name for r in runs if r.name not in by_name]
+    if missing:
+        notes.append(f"Figures 2 and 3 leave out runs with no size in {source}: {', '.join(missing)}")
+    return by_name, notes
 
 
 def load_runs(
@@ -54,7 +107,7 @@ def _figures(runs: list[RunResult], sizes: dict[str, float]) -> dict[str, tuple[
     return out
 
 
-def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[str, bytes]]) -> str:
+def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[str, bytes]], notes: list[str]) -> str:
     listing = "".join(
         f"<li><b>{html.escape(r.name)}</b>: {html.escape(str(r.path))} ({len(r.verdicts)} records, "
         f"{r.stats.sources} source samples, {r.stats.infra_errors} infrastructure errors)</li>"
@@ -66,6 +119,7 @@ def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[s
         for title, png in figures.values()
     )
     body = "".join(t.html() for t in tables)
+    figs += "".join(f"<p class='note'>{html.escape(n)}</p>" for n in notes)
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>robustcall report</title>"
         f"<style>{_STYLE}</style></head><body><h1>RobustBench-TC report</h1><ul>{listing}</ul>"
@@ -86,8 +140,18 @@ def write_report(
     """Score (if needed), compare and render the runs into ``out`` (half-widths resampled as
     ``resampling`` says; significance is always paired by source sample)."""
     runs = load_runs(paths, resamples=resamples, seed=seed, resampling=resampling)
-    sizes = load_sizes(sizes_file) if sizes_file else {}
-    tables = all_tables(runs, baseline)
+    notes: list[str] = []
+    if sizes_file is not None:
+        sizes, notes = resolve_sizes(load_sizes(sizes_file), runs, sizes_file.name)
+    else:
+        sizes = {}
+        notes.append("Figures 2 and 3 (against model size) need --sizes: not drawn")
+    unscored = [r.name for r in runs if r.name in sizes and r.stats.retention.value is None]
+    if unscored:
+        notes.append(
+            f"Figure 2 leaves out runs whose retention is undefined (no Clean accuracy): {', '.join(unscored)}"
+        )
+    tables = all_tables(runs, resolve_baseline(baseline, runs))
     figures = _figures(runs, sizes)
     out.mkdir(parents=True, exist_ok=True)
     table_files: list[Path] = []
@@ -102,9 +166,9 @@ def write_report(
         path.write_bytes(png)
         figure_files.append(path)
     page = out / "report.html"
-    page.write_text(_page(runs, tables, figures))
+    page.write_text(_page(runs, tables, figures, notes))
     summary = out / "report.json"
     summary.write_text(
         json.dumps({r.name: r.stats.model_dump() | {"error_modes": r.error_modes} for r in runs}, indent=2) + "\n"
     )
-    return ReportFiles(table_files, figure_files, page, summary)
+    return ReportFiles(table_files, figure_files, page, summary, notes)

@@ -35,6 +35,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from robustcall.core import InputError
+
 FORMAT_MAX = 1.0
 FORMAT_MIN = 0.0
 CORRECTNESS_MAX = 3.0
@@ -54,7 +56,7 @@ _ONCE: dict[tuple[bool, bool], tuple[str, ...]] = {
 }
 
 
-class GoldenFormatError(ValueError):
+class GoldenFormatError(InputError):
     """The ground truth's ``<tool_call>`` block is not one JSON call per line."""
 
 

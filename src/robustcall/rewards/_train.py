@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import ToolSpec
+from robustcall.core import NotReadyError, ToolSpec
 from robustcall.rewards._prompts import toolrm_messages
 from robustcall.rewards._types import RewardPair
 
@@ -76,8 +76,14 @@ def load_base(base: str, gguf_file: str | None = None, dtype: str = "float32") -
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     kw: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
-    tokenizer = AutoTokenizer.from_pretrained(base, **kw)
-    model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1, dtype=getattr(torch, dtype), **kw)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(base, **kw)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            base, num_labels=1, dtype=getattr(torch, dtype), **kw
+        )
+    except OSError as exc:  # transformers' "not a valid JSON file", "couldn't connect to huggingface.co", ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise NotReadyError(f"cannot load the base model {base!r}: {first}") from exc
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.config.pad_token_id = tokenizer.pad_token_id

@@ -2,33 +2,48 @@
 checkpoint/resume."""
 
 from robustcall.run._answer import answer, observation_turn, output_format
-from robustcall.run._engine import PREDICTIONS, RunStats, load_done, run_items
+from robustcall.run._engine import PREDICTIONS, STOP_AFTER, RunStats, load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._plan import (
     ALL_TYPES,
+    MANIFEST,
     WorkItem,
     as_transition,
+    bench_digest,
     clean_id_of,
     parse_types,
     plan_work,
     record_key,
 )
-from robustcall.run._rundir import RUN_META, SCORES, SUMMARY, reparse, score_run, write_meta
+from robustcall.run._rundir import (
+    RESUME_IDENTITY,
+    RUN_META,
+    SCORES,
+    SUMMARY,
+    reparse,
+    resume_meta,
+    score_run,
+    write_meta,
+)
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
+    "MANIFEST",
     "PREDICTIONS",
     "PROMPT_VARIANTS",
+    "RESUME_IDENTITY",
     "RUN_META",
     "SCORES",
+    "STOP_AFTER",
     "SUMMARY",
     "MergeError",
     "RunStats",
     "WorkItem",
     "answer",
     "as_transition",
+    "bench_digest",
     "clean_id_of",
     "file_digest",
     "load_done",
@@ -40,6 +55,7 @@ __all__ = [
     "plan_work",
     "record_key",
     "reparse",
+    "resume_meta",
     "run_episode",
     "run_items",
     "score_run",

@@ -11,11 +11,14 @@ import asyncio
 import contextlib
 import gc
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from robustcall.core import (
+    ExistingOutputError,
+    InputError,
     JsonlAppender,
     Prediction,
     PredictionRecord,
@@ -31,6 +34,11 @@ from robustcall.run._plan import WorkItem, record_key
 
 PREDICTIONS = "predictions.jsonl"
 
+STOP_AFTER = 5
+"""A run stops after this many identical infrastructure errors in a row (an endpoint that answers
+every request with the same HTTP 400, or that cannot be reached): asking thousands more only
+repeats the server's message."""
+
 
 @dataclass
 class RunStats:
@@ -42,6 +50,14 @@ class RunStats:
     infra_errors: int = 0
     dropped_for_retry: int = 0
     infra_ids: list[str] = field(default_factory=list)
+    failure_reasons: Counter[str] = field(default_factory=Counter)
+    """Infrastructure error message -> how many records of this run ended with it."""
+    stopped: str | None = None
+    """The error that stopped the run early (``STOP_AFTER`` identical ones in a row), else ``None``."""
+
+    def top_failures(self, n: int = 3) -> list[tuple[str, int]]:
+        """The ``n`` most common infrastructure errors with their counts, most common first."""
+        return sorted(self.failure_reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
 
 
 def load_done(path: Path) -> tuple[dict[tuple[str, str], PredictionRecord], int]:
@@ -82,10 +98,15 @@ async def run_items(
     resume: bool = False,
     fsync: bool = False,
     on_record: Callable[[Prediction], None] | None = None,
+    stop_after: int = STOP_AFTER,
 ) -> RunStats:
-    """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record."""
+    """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record.
+
+    After ``stop_after`` identical infrastructure errors in a row (0: never) no new item is
+    started; the ones in flight are finished and recorded, and ``RunStats.stopped`` says why.
+    """
     if concurrency < 1:
-        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        raise InputError(f"concurrency must be >= 1, got {concurrency}")
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / PREDICTIONS
     stats = RunStats(planned=len(items))
@@ -94,11 +115,13 @@ async def run_items(
         remove_stale_tmp(out_dir)  # a kill during an atomic write (run.json, the compacted checkpoint)
     if path.exists() and path.stat().st_size > 0:
         if not resume:
-            raise FileExistsError(f"{path} already holds predictions: pass --resume to finish that run")
+            raise ExistingOutputError(f"{path} already holds predictions: pass --resume to finish that run")
         done, stats.dropped_for_retry = load_done(path)
     todo = [it for it in items if it.key not in done]
     stats.already_done = len(items) - len(todo)
     pending = iter(todo)  # shared by the workers; the loop is single-threaded
+    last_reason: str | None = None  # the last record's infra error and how many times in a row it came
+    in_a_row = 0
 
     # Everything alive now (the samples above all) lives through the run: freezing it keeps the
     # cyclic GC from rescanning thousands of records on every collection (about 10% of a fast run).
@@ -119,7 +142,10 @@ async def run_items(
         cleanup.callback(flush)  # runs before the appender closes (last in, first out)
 
         async def worker() -> None:
+            nonlocal last_reason, in_a_row
             for item in pending:
+                if stats.stopped is not None:
+                    break
                 try:
                     pred = await answer(item.sample, model)
                 except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
@@ -134,8 +160,16 @@ async def run_items(
                 lines.append(line)
                 stats.answered += 1
                 if pred.error_kind == "infra":
+                    reason = pred.error or "unknown infrastructure error"
                     stats.infra_errors += 1
                     stats.infra_ids.append(item.sample.id)
+                    stats.failure_reasons[reason] += 1
+                    in_a_row = in_a_row + 1 if reason == last_reason else 1
+                    last_reason = reason
+                    if stop_after and in_a_row >= stop_after and stats.stopped is None:
+                        stats.stopped = reason
+                else:
+                    last_reason, in_a_row = None, 0
                 if on_record is not None:
                     on_record(pred)
 

@@ -21,7 +21,7 @@ of it from the error observation, as it would from a real API. The CoT baseline 
 
 from __future__ import annotations
 
-from robustcall.core import EvalConfig, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
+from robustcall.core import EvalConfig, InputError, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
 from robustcall.envs import Env, UserTurns
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
 from robustcall.models import ChatModel, ModelRequest, unwire_calls
@@ -55,7 +55,7 @@ def _system(tools: list[ToolSpec], model: ChatModel, fmt: OutputFormat, prompt: 
     if prompt == "cot":
         parts.append(COT_PROMPT)
     elif prompt != "default":
-        raise ValueError(f"unknown prompt variant {prompt!r}; known: {', '.join(PROMPT_VARIANTS)}")
+        raise InputError(f"unknown prompt variant {prompt!r}; known: {', '.join(PROMPT_VARIANTS)}")
     return "\n\n".join(parts)
 
 

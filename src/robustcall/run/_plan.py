@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +10,8 @@ from robustcall.core import (
     BEYOND_TYPES,
     STATIC_TYPES,
     TRANSITION_TYPES,
+    InputError,
+    MissingInputError,
     PerturbationInfo,
     Sample,
     read_jsonl,
@@ -16,6 +19,24 @@ from robustcall.core import (
 )
 
 ALL_TYPES: tuple[str, ...] = ("clean", *STATIC_TYPES, *TRANSITION_TYPES)
+
+MANIFEST = "manifest.json"
+"""What ``robustcall build`` writes last into a benchmark folder (counts, sources, versions)."""
+
+
+def bench_digest(bench_dir: Path) -> str:
+    """The sha256 of ``manifest.json``: which build a run answered.
+
+    Raises ``MissingInputError`` when the folder is missing or holds no manifest (not a finished
+    ``robustcall build`` output)."""
+    manifest = bench_dir / MANIFEST
+    if not bench_dir.is_dir():
+        raise MissingInputError(f"{bench_dir}: no such benchmark folder; make one with `robustcall build --out`")
+    if not manifest.is_file():
+        raise MissingInputError(
+            f"{bench_dir} has no {MANIFEST}: not a finished `robustcall build` output (build it again)"
+        )
+    return hashlib.sha256(manifest.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -46,12 +67,11 @@ def clean_id_of(sample: Sample) -> str:
 def parse_types(spec: str) -> list[str]:
     """``all`` (the paper's 22 and clean), ``static``, ``transition``, ``beyond`` (Appendix N's static
     axes) or a comma list of code / display names."""
-    spec = spec.strip()
-    if spec == "all":
-        return list(ALL_TYPES)
     out: list[str] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
-        if part == "static":
+        if part == "all":
+            out.extend(ALL_TYPES)
+        elif part == "static":
             out.extend(("clean", *STATIC_TYPES))
         elif part == "transition":
             out.extend(TRANSITION_TYPES)
@@ -97,9 +117,11 @@ def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> li
     measured on paired samples (a type that does not apply to some of them has fewer); they are
     taken round-robin over (benchmark, category) so that a small limit still spans the sources.
     """
+    if limit is not None and limit < 1:
+        raise InputError(f"limit must be at least 1, got {limit}")
     clean_path = bench_dir / "clean.jsonl"
     if not clean_path.is_file():
-        raise FileNotFoundError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
+        raise MissingInputError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
     clean = sorted(read_jsonl(clean_path, Sample), key=lambda s: s.id)
     chosen = {s.id for s in (spread_subset(clean, limit) if limit is not None else clean)}
     items: list[WorkItem] = []
@@ -112,7 +134,7 @@ def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> li
         else:
             path = bench_dir / f"{code}.jsonl"
             if not path.is_file():
-                raise FileNotFoundError(f"{path} not found: build the benchmark with this type")
+                raise MissingInputError(f"{path} not found: build the benchmark with this type")
             samples = [s for s in read_jsonl(path, Sample) if clean_id_of(s) in chosen]
             samples.sort(key=lambda s: s.id)
         items.extend(WorkItem(s, code) for s in samples)

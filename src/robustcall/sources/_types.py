@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from robustcall.core import Sample
+from robustcall.core import Sample, UserError
 
 SourceName = Literal["bfcl", "apibank", "rotbench", "toolalpaca", "tooleyes"]
 
@@ -49,7 +49,7 @@ class LoadResult:
     """What was read -> its version or sha256, e.g. ``{"bfcl-eval": "2026.3.23"}``."""
 
 
-class SourceError(Exception):
+class SourceError(UserError):
     """A source could not be loaded; the message says what was wrong and what to do."""
 
 

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from robustcall.core import InputError
 from robustcall.train._finish import train_and_save
 from robustcall.train._grpo_data import grpo_rows
 from robustcall.train._models import resolve_model
@@ -191,6 +192,8 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
     from trl.trainer.grpo_trainer import GRPOTrainer
 
     train_rows = grpo_rows(s.train)
+    if not train_rows:
+        raise InputError(f"{s.train}: no training rows")
     eval_rows = grpo_rows(s.eval) if s.eval else None
     texts = [m["content"] for r in train_rows for m in r["prompt"]] + [r["ground_truth"] for r in train_rows]
     model = resolve_model(s.model, s.output_dir, texts, s.seed)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import iter_json_lines
+from robustcall.core import MissingInputError, iter_json_lines
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:
@@ -25,7 +25,7 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
             raise ValueError(f"{path}: a DatasetDict; point at one split's folder")
         return [dict(r) for r in loaded]
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file or folder")
+        raise MissingInputError(f"{path}: no such file or folder")
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 

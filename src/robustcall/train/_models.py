@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from robustcall.core import MissingInputError
+
 TINY = "tiny"
 CHATML_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -100,6 +102,6 @@ def resolve_model(spec: str, work: Path, texts: Iterable[str] = (), seed: int = 
     if spec.endswith(".gguf"):
         path = Path(spec).expanduser()
         if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such GGUF file")
+            raise MissingInputError(f"{path}: no such GGUF file")
         return str(dequantise_gguf(path, work / f"{path.stem}-hf"))
     return spec

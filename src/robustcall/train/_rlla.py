@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec
+from robustcall.core import EvalConfig, GoldenAnswer, InputError, Message, Sample, SourceInfo, ToolSpec
 from robustcall.rewards._toolrl import GoldenFormatError, call_block_lines, golden_calls
 
 BENCHMARK = "toolrl"
@@ -36,7 +36,7 @@ _TOOL_BLOCK = re.compile(
 )
 
 
-class RllaFormatError(ValueError):
+class RllaFormatError(InputError):
     """A file is not ToolRL rlla data (says which file, row and field)."""
 
 

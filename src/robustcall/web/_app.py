@@ -21,7 +21,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from robustcall.core import TAXONOMY, TYPES, dump_record
-from robustcall.metrics import Summary
+from robustcall.metrics import Summary, frac, heat_text
 from robustcall.web._bench import BenchIndex
 from robustcall.web._guard import BodyLimit, RateLimiter, TokenBook
 from robustcall.web._store import MAX_ID, NameTaken, NewSubmission, StorageFull, Store, Submission
@@ -38,7 +38,8 @@ FORM_OVERHEAD = 64 * 1024
 
 
 def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}"
+    """An accuracy as the report and ``score`` write it: a fraction (Table 2's scale)."""
+    return frac(x)
 
 
 def _row(sub: Submission, rank: int) -> dict[str, Any]:
@@ -50,6 +51,8 @@ def _row(sub: Submission, rank: int) -> dict[str, Any]:
         "pert": _pct(sub.pert_acc),
         "clean": _pct(sub.clean_acc),
         **{c: _pct(sub.component_acc(c)) for c in COMPONENTS},
+        "beyond": _pct(sub.beyond_acc),
+        "asr": _pct(sub.attack_success),
         "records": f"{sub.answered:,}/{sub.expected:,}",
         "date": sub.created_at.strftime("%Y-%m-%d"),
     }
@@ -67,7 +70,15 @@ def _api_row(sub: Submission) -> dict[str, Any]:
         "pert_acc": sub.pert_acc,
         "clean": sub.clean_acc,
         "components": {c: v for c in COMPONENTS if (v := sub.component_acc(c)) is not None},
+        "beyond": {"accuracy": sub.beyond_acc, "attack_success": sub.attack_success},
     }
+
+
+def _beyond_acc(summary: Summary) -> float | None:
+    """Pooled accuracy over the records of the types beyond the paper (none: ``None``)."""
+    cells = summary.beyond_by_type.values()
+    n = sum(c.n for c in cells)
+    return sum(c.correct for c in cells) / n if n else None
 
 
 def _heat(summary: Summary) -> list[dict[str, Any]]:
@@ -79,12 +90,12 @@ def _heat(summary: Summary) -> list[dict[str, Any]]:
             if drop is None:
                 cells.append({"code": t.code, "display": t.display, "text": "—", "color": "#f1f3f5", "ink": "#6b7480"})
                 continue
-            strength = min(1.0, abs(drop) / 0.5)  # full colour at a 50 pp difference
+            strength = min(1.0, abs(drop) / 0.5)  # full colour at a drop of 0.5
             rgb = (214, 39, 40) if drop > 0 else (31, 119, 180)
             mix = tuple(round(255 - strength * (255 - ch)) for ch in rgb)
             ink = "#fff" if strength > 0.6 else "#1d2430"
             cells.append(
-                {"code": t.code, "display": t.display, "text": f"{100 * drop:+.0f}", "color": f"rgb{mix}", "ink": ink}
+                {"code": t.code, "display": t.display, "text": heat_text(drop), "color": f"rgb{mix}", "ink": ink}
             )
         out.append({"name": comp.capitalize(), "cells": cells})
     return out
@@ -92,7 +103,7 @@ def _heat(summary: Summary) -> list[dict[str, Any]]:
 
 def _groups(summary: Summary) -> list[dict[str, Any]]:
     def group(name: str, cell: Any, drop: float | None, bold: bool) -> dict[str, Any]:
-        ci = "" if cell.ci95 is None else f"± {100 * cell.ci95:.1f}"
+        ci = "" if cell.ci95 is None else f"± {cell.ci95:.3f}"
         return {"name": name, "n": cell.n, "acc": _pct(cell.accuracy), "ci": ci, "drop": _pp(drop), "bold": bold}
 
     rows = [group("Clean", summary.clean, None, True), group("Pert. Acc.", summary.perturbed, None, True)]
@@ -104,11 +115,16 @@ def _groups(summary: Summary) -> list[dict[str, Any]]:
         if code != "clean":
             name = f"{TYPES[code].display} ({code})" if code in TYPES else code
             rows.append(group(name, cell, summary.drop_by_type.get(code), False))
+    for code, cell in summary.beyond_by_type.items():  # Appendix N, apart from the paper's numbers
+        name = f"Beyond the paper: {TYPES[code].display} ({code})"
+        rows.append(group(name, cell, summary.beyond_drop_by_type.get(code), False))
+    if summary.attack_success is not None:
+        rows.append(group("Beyond the paper: injection attack success ↓", summary.attack_success, None, False))
     return rows
 
 
 def _pp(drop: float | None) -> str:
-    return "" if drop is None else f"{100 * drop:+.1f}"
+    return "" if drop is None else frac(drop, signed=True)
 
 
 @dataclass(frozen=True)
@@ -175,6 +191,8 @@ def create_app(
                 coverage_json=json.dumps(cov.missing_by_type, sort_keys=True),
                 verdicts_jsonl="".join(dump_record(v) + "\n" for v in scored.verdicts),
                 raw_upload=data,
+                beyond_acc=_beyond_acc(summary),
+                attack_success=summary.attack_success.accuracy if summary.attack_success else None,
             )
         )
 

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import Sample
+from robustcall.core import BEYOND_TYPES, MissingInputError, Sample
 from robustcall.perturb.build import MANIFEST
 from robustcall.run import ALL_TYPES, plan_work
 
@@ -20,16 +20,27 @@ class BenchIndex:
     """First 12 hex digits of the sha256 of ``manifest.json``: what a submission was scored against."""
     samples: dict[str, Sample]
     ids_by_type: dict[str, frozenset[str]]
+    """Expected record ids per type: the paper's 22 types and clean."""
+    optional: frozenset[str] = frozenset()
+    """Record ids of the types beyond the paper the benchmark was built with: scored when uploaded,
+    never expected (a submission without them is not partial)."""
+
+    @property
+    def expected(self) -> int:
+        return len(self.samples) - len(self.optional)
 
     @classmethod
     def load(cls, bench_dir: Path) -> BenchIndex:
         manifest = bench_dir / MANIFEST
         if not manifest.is_file():
-            raise FileNotFoundError(f"{manifest} not found: point --bench at a `robustcall build` output")
+            raise MissingInputError(f"{manifest} not found: point --bench at a `robustcall build` output")
         items = plan_work(bench_dir, list(ALL_TYPES), None)
-        samples = {it.sample.id: it.sample for it in items}
+        beyond = [t for t in BEYOND_TYPES if (bench_dir / f"{t}.jsonl").is_file()]
+        extra = plan_work(bench_dir, beyond, None) if beyond else []
+        samples = {it.sample.id: it.sample for it in (*items, *extra)}
         by_type: dict[str, set[str]] = {}
         for it in items:
             by_type.setdefault(it.type, set()).add(it.sample.id)
         version = hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
-        return cls(bench_dir, version, samples, {t: frozenset(ids) for t, ids in by_type.items()})
+        optional = frozenset(it.sample.id for it in extra)
+        return cls(bench_dir, version, samples, {t: frozenset(ids) for t, ids in by_type.items()}, optional)

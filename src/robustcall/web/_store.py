@@ -61,6 +61,10 @@ class Submission(Base):
     action_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
     reward_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
     transition_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    beyond_acc: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """Pooled accuracy over the uploaded records of the types beyond the paper (Appendix N), if any."""
+    attack_success: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """Prompt-injection attack success rate (beyond the paper), if the upload has such records."""
     stored_bytes: Mapped[int] = mapped_column(Integer)
     """Compressed upload + verdicts + summary: what the submission takes of the storage limit."""
     summary_json: Mapped[str] = deferred(mapped_column(Text))
@@ -96,6 +100,8 @@ class NewSubmission:
     coverage_json: str
     verdicts_jsonl: str
     raw_upload: bytes
+    beyond_acc: float | None = None
+    attack_success: float | None = None
 
 
 class StoreError(RuntimeError):
@@ -161,6 +167,8 @@ class Store:
             action_acc=new.components.get("action"),
             reward_acc=new.components.get("reward"),
             transition_acc=new.components.get("transition"),
+            beyond_acc=new.beyond_acc,
+            attack_success=new.attack_success,
             stored_bytes=size,
             summary_json=new.summary_json,
             coverage_json=new.coverage_json,

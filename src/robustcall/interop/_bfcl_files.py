@@ -1,0 +1,148 @@
+"""BFCL's result files, both ways.
+
+``bfcl generate`` writes ``<result dir>/<model>/<group>/BFCL_v4_<category>_result.json``: JSON lines
+``{"id": "simple_python_0", "result": ..., <metadata>}`` where ``result`` is the model's text
+(prompting handlers) or a list of ``{function name: arguments}`` (function-calling handlers; the
+arguments a JSON string or an object), and ``<group>`` is ``non_live`` or ``live``.
+
+- ``import_bfcl_results``: such a folder (any depth) -> a robustcall run directory, one clean
+  BFCL record per line (text parsed with robustcall's BFCL parser, FC lists read as calls), which
+  ``robustcall score`` scores like any run.
+- ``export_bfcl_results``: the clean BFCL records of a run -> that layout, so that BFCL's own
+  ``bfcl evaluate`` (or anything reading those files) takes our answers.
+
+Needs no extra: the samples come from the ``bfcl-eval`` wheel robustcall already reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from robustcall.core import Prediction, PredictionRecord, Sample, ToolCall, read_checkpoint, write_jsonl
+from robustcall.formats import parse_tool_calls
+from robustcall.run import PREDICTIONS, record_key, write_meta
+from robustcall.sources._bfcl import BENCHMARK, BFCL_CATEGORIES, load_bfcl
+
+VERSION_PREFIX = "BFCL_v4"
+RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"
+
+
+class BfclFileError(ValueError):
+    """A result file or line robustcall cannot read."""
+
+
+def _group(stem: str) -> str:
+    return "live" if stem.startswith("live_") else "non_live"
+
+
+def _fc_calls(result: list[Any], where: str) -> list[ToolCall]:
+    calls = []
+    for item in result:
+        if not isinstance(item, dict) or len(item) != 1:
+            raise BfclFileError(f"{where}: a function-calling result holds one {{name: arguments}} per call")
+        ((name, args),) = item.items()
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise BfclFileError(f"{where}: arguments of {name} are not JSON: {exc}") from None
+        if not isinstance(args, dict):
+            raise BfclFileError(f"{where}: arguments of {name} are not an object")
+        calls.append(ToolCall(name=str(name), arguments=args))
+    return calls
+
+
+def _prediction(sample: Sample, result: Any, where: str) -> Prediction:
+    if isinstance(result, str):
+        if result.startswith("Error during inference:"):
+            return Prediction(raw_output="", error=result, error_kind="infra")
+        return Prediction(raw_output=result, tool_calls=parse_tool_calls(result, "bfcl", sample.tools).calls)
+    if isinstance(result, list):
+        return Prediction(raw_output="", tool_calls=_fc_calls(result, where))
+    raise BfclFileError(f"{where}: `result` is neither text nor a list of calls")
+
+
+def read_result_lines(folder: Path) -> Iterable[tuple[Path, int, dict[str, Any]]]:
+    """Every line of every ``BFCL_v4_*_result.json`` under ``folder`` (sorted paths)."""
+    files = sorted(folder.rglob(RESULT_GLOB))
+    if not files:
+        raise BfclFileError(f"no {RESULT_GLOB} files under {folder}: is it a `bfcl generate` result folder?")
+    for path in files:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise BfclFileError(f"{path}:{n}: not JSON: {exc}") from None
+            if not isinstance(entry, dict) or "id" not in entry or "result" not in entry:
+                raise BfclFileError(f"{path}:{n}: a result line needs `id` and `result`")
+            yield path, n, entry
+
+
+def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results", wheel: Path | None = None) -> int:
+    """Turn BFCL result files into the run directory ``out``; return the number of records.
+    Lines of categories robustcall does not cover (multi-turn, Java, ...) are refused with a message."""
+    if (out / PREDICTIONS).exists():
+        raise BfclFileError(f"{out} already holds predictions: import into a new directory")
+    by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
+    records: dict[tuple[str, str], PredictionRecord] = {}
+    for path, n, entry in read_result_lines(folder):
+        where = f"{path}:{n}"
+        sample = by_id.get(str(entry["id"]))
+        if sample is None:
+            raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers")
+        rec = PredictionRecord(**dict(sample), prediction=_prediction(sample, entry["result"], where), model=model)
+        key = record_key(rec)
+        if key in records:
+            raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
+        records[key] = rec
+    write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
+    write_meta(out, {"bench": None, "model": model, "mode": None, "types": "clean", "limit": None,
+                     "imported_from": str(folder.resolve()), "format": "bfcl-results"})  # fmt: skip
+    return len(records)
+
+
+def _result(pred: Prediction) -> Any:
+    if not pred.raw_output and pred.tool_calls:  # a function-calling run: BFCL's FC shape
+        return [{c.name: json.dumps(c.arguments, ensure_ascii=False)} for c in pred.tool_calls]
+    return pred.raw_output
+
+
+def export_bfcl_results(run_dir: Path, out: Path, *, model_dir: str = "robustcall") -> dict[str, int]:
+    """Write the clean BFCL records of ``run_dir`` as ``bfcl generate`` result files under
+    ``out/<model_dir>/``; return the lines written per file name. Perturbed records, other sources
+    and infra errors are left out (BFCL knows only its own ids; an infra error has no answer)."""
+    path = run_dir / PREDICTIONS
+    if not path.is_file():
+        raise BfclFileError(f"{path} not found: is {run_dir} a run directory?")
+    latest: dict[tuple[str, str], PredictionRecord] = {}
+    for rec in read_checkpoint(path, PredictionRecord):
+        latest[record_key(rec)] = rec
+    files: dict[Path, list[dict[str, Any]]] = {}
+    for rec in latest.values():
+        if rec.benchmark != BENCHMARK or rec.perturbation.type != "clean" or rec.prediction.error_kind == "infra":
+            continue
+        stem = BFCL_CATEGORIES.get(rec.category)
+        if stem is None:
+            continue
+        target = out / model_dir / _group(stem) / f"{VERSION_PREFIX}_{stem}_result.json"
+        files.setdefault(target, []).append({"id": rec.source.original_id, "result": _result(rec.prediction)})
+    written: dict[str, int] = {}
+    for target, entries in sorted(files.items()):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        entries.sort(key=lambda e: _id_order(str(e["id"])))
+        text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+        target.write_text(text, encoding="utf-8")
+        written[target.name] = len(entries)
+    return written
+
+
+def _id_order(bfcl_id: str) -> tuple[str, list[int]]:
+    """BFCL sorts result lines by id with numeric parts compared as numbers (``simple_python_2`` < ``_10``)."""
+    stem, _, tail = bfcl_id.rpartition("_")
+    numbers = [int(p) for p in tail.split("-") if p.isdigit()]
+    return stem, numbers

@@ -1,0 +1,194 @@
+"""The user errors of issue 17 item 1, one by one: a short message, a non-zero exit, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec, write_jsonl
+
+runner = CliRunner()
+
+
+def _sample(i: int) -> Sample:
+    tool = ToolSpec(
+        name=f"capital_{i}",
+        description="Capital of a country.",
+        parameters={"type": "dict", "properties": {"country": {"type": "string"}}, "required": ["country"]},
+    )
+    return Sample(
+        id=f"bfcl_v3__BFCL_v3_simple__simple_{i}",
+        benchmark="bfcl_v3",
+        category="simple",
+        source=SourceInfo(original_id=f"simple_{i}", benchmark="bfcl_v3", file="BFCL_v3_simple.json"),
+        conversation=[Message(role="user", content=f"Capital of country {i}?")],
+        tools=[tool],
+        golden_answers=[GoldenAnswer(name=tool.name, parameters={"country": f"C{i}"})],
+        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
+    )
+
+
+@pytest.fixture()
+def bench(tmp_path: Path) -> Path:
+    d = tmp_path / "bench"
+    write_jsonl(d / "clean.jsonl", [_sample(0), _sample(1)])
+    (d / "manifest.json").write_text('{"counts": {"clean": 2}}\n')
+    return d
+
+
+def _run(bench: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", "--types", "clean", "--bench", str(bench), "--out", str(out), *extra]
+
+
+def _refused(args: list[str], *, code: int | None = None, says: str = "") -> str:
+    result = runner.invoke(app, args, env={"ROBUSTCALL_CACHE": "/nonexistent/robustcall-cache"})
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert result.exit_code != 0, result.output
+    if code is not None:
+        assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output and 1 <= len(lines) <= 2, result.output
+    assert says in result.output, result.output
+    return result.output
+
+
+def test_bad_model_spec_is_one_line(bench: Path, tmp_path: Path) -> None:
+    out = _refused(
+        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", "openai:gpt-4o"],
+        code=1,
+        says="bad model spec",
+    )
+    assert out.startswith("error: ")
+
+
+def test_existing_output_folder_asks_for_resume(bench: Path, tmp_path: Path) -> None:
+    args = [
+        "run",
+        "--types",
+        "clean",
+        "--bench",
+        str(bench),
+        "--out",
+        str(tmp_path / "r"),
+        "--model",
+        "scripted:oracle",
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    _refused(args, code=1, says="--resume")
+
+
+def test_local_model_before_setup_says_what_to_run(bench: Path, tmp_path: Path) -> None:
+    _refused(
+        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", "local"],
+        code=1,
+        says="robustcall model setup",
+    )
+
+
+def test_settings_typo_is_refused_for_any_backend(bench: Path, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("some-model:\n  temprature: 0.5\n")
+    _refused(
+        _run(bench, tmp_path / "r", "--model", "scripted:oracle", "--settings", str(settings)),
+        code=1,
+        says="unknown setting 'temprature'",
+    )
+    settings.write_text("x: [\n")
+    _refused(
+        _run(bench, tmp_path / "r2", "--model", "scripted:oracle", "--settings", str(settings)),
+        code=1,
+        says="settings.yaml:2:1: not valid YAML",
+    )
+
+
+def test_jsonl_error_in_a_replay_file_names_file_and_line(bench: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "preds.jsonl"
+    bad.write_text("{}\n")
+    _refused(
+        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", f"replay:{bad}"],
+        code=1,
+        says="preds.jsonl:1: field",
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--concurrency", "0"), ("--concurrency", "-5"), ("--limit", "0"), ("--limit", "-3")],
+)
+def test_non_positive_counts_are_refused(bench: Path, tmp_path: Path, option: str, value: str) -> None:
+    _refused(
+        [
+            "run",
+            "--types",
+            "clean",
+            "--bench",
+            str(bench),
+            "--out",
+            str(tmp_path / "r"),
+            "--model",
+            "scripted:oracle",
+            option,
+            value,
+        ],
+        code=2,
+        says=option,
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_port_out_of_range_is_refused(bench: Path) -> None:
+    _refused(["leaderboard", "serve", "--bench", str(bench), "--port", "99999"], code=2, says="--port")
+
+
+def test_bench_folder_without_manifest_is_refused(bench: Path, tmp_path: Path) -> None:
+    (bench / "manifest.json").unlink()
+    for args in (
+        ["run", "--types", "clean", "--bench", str(bench), "--out", str(tmp_path / "r"), "--model", "scripted:oracle"],
+        ["audit", str(bench)],
+        ["leaderboard", "serve", "--bench", str(bench)],
+    ):
+        _refused(args, code=1, says="manifest.json")
+
+
+def test_unknown_type_is_one_line(bench: Path, tmp_path: Path) -> None:
+    _refused(
+        [
+            "run",
+            "--types",
+            "clean",
+            "--bench",
+            str(bench),
+            "--out",
+            str(tmp_path / "r"),
+            "--model",
+            "scripted:oracle",
+            "--types",
+            "nope",
+        ],
+        code=1,
+        says="unknown perturbation type 'nope'",
+    )
+
+
+def test_debug_shows_the_traceback(bench: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["--debug", *_run(bench, tmp_path / "r", "--model", "scripted:nope")],
+    )
+    assert result.exit_code != 0
+    assert isinstance(result.exception, ValueError) and "unknown scripted policy" in str(result.exception)
+
+
+def test_the_installed_command_prints_no_traceback(bench: Path, tmp_path: Path) -> None:
+    """The real entry point (typer's pretty tracebacks included), in a subprocess."""
+    cmd = [sys.executable, "-m", "robustcall.cli.main", "run", "--types", "clean", "--bench", str(bench)]
+    cmd += ["--out", str(tmp_path / "r"), "--model", "scripted:nope"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("error: unknown scripted policy 'nope'") and done.stderr.count("\n") == 1

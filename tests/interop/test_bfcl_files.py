@@ -1,0 +1,128 @@
+"""BFCL result files: ``robustcall import bfcl`` reads ``bfcl generate`` output (text and
+function-calling shapes) into a run that ``robustcall score`` scores with upstream BFCL's verdicts,
+and ``robustcall export bfcl`` writes the same files back. The files are made from the rows of the
+BFCL oracle corpus (``../shared/tools/bfcl_oracle``) with upstream's verdicts committed beside them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.sources._bfcl import BFCL_CATEGORIES
+
+ORACLE_ROWS = Path(__file__).parents[1] / "score" / "data" / "bfcl_oracle_verdicts.jsonl"
+runner = CliRunner()
+
+
+def _rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in ORACLE_ROWS.read_text().splitlines() if line.strip()]
+
+
+def _layers(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows dealt into result folders in which every BFCL id appears once (as in one `bfcl generate`)."""
+    layers: list[list[dict[str, Any]]] = []
+    for row in rows:
+        layer = next((la for la in layers if all(r["id"] != row["id"] for r in la)), None)
+        if layer is None:
+            layer = []
+            layers.append(layer)
+        layer.append(row)
+    return layers
+
+
+def _write_results(folder: Path, rows: list[dict[str, Any]], result_of: Any) -> dict[str, dict[str, Any]]:
+    """BFCL's layout: <folder>/<model>/<non_live|live>/BFCL_v4_<category>_result.json, with metadata."""
+    files: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        group = "live" if row["category"].startswith("live_") else "non_live"
+        name = f"{group}/BFCL_v4_{row['category']}_result.json"
+        files.setdefault(name, {})[row["id"]] = result_of(row)
+    for name, results in files.items():
+        path = folder / "my-model" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [
+            json.dumps({"id": i, "result": r, "input_token_count": 10, "latency": 0.5}) for i, r in results.items()
+        ]
+        path.write_text("\n".join(lines) + "\n")
+    return files
+
+
+def _import_score(folder: Path, run: Path) -> dict[str, bool]:
+    res = runner.invoke(app, ["import", "bfcl", str(folder), "--out", str(run), "--model", "my-model"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["score", str(run), "--bootstrap", "100"])
+    assert res.exit_code == 0, res.output
+    verdicts = [json.loads(x) for x in (run / "scores.jsonl").read_text().splitlines()]
+    return {v["id"].split("__")[-1]: v["correct"] for v in verdicts}
+
+
+def _exported(run: Path, out: Path) -> dict[str, dict[str, Any]]:
+    res = runner.invoke(app, ["export", "bfcl", str(run), "--out", str(out), "--model-dir", "my-model"])
+    assert res.exit_code == 0, res.output
+    files: dict[str, dict[str, Any]] = {}
+    for path in sorted((out / "my-model").rglob("*_result.json")):
+        entries = [json.loads(x) for x in path.read_text().splitlines()]
+        assert all(set(e) == {"id", "result"} for e in entries)
+        files[str(path.relative_to(out / "my-model"))] = {e["id"]: e["result"] for e in entries}
+    return files
+
+
+@pytest.mark.usefixtures("shared_data")
+def test_text_results_round_trip_with_upstream_verdicts(tmp_path: Path) -> None:
+    rows = _rows()
+    assert {r["category"] for r in rows} <= set(BFCL_CATEGORIES.values())
+    layers = _layers(rows)
+    assert sum(len(la) for la in layers) == len(rows) == 92
+    for k, layer in enumerate(layers):
+        written = _write_results(tmp_path / f"in{k}", layer, lambda r: r["output"])
+        verdicts = _import_score(tmp_path / f"in{k}", tmp_path / f"run{k}")
+        assert verdicts == {r["id"]: r["upstream_valid"] for r in layer}  # BFCL's own verdicts
+        assert _exported(tmp_path / f"run{k}", tmp_path / f"out{k}") == written  # the files come back
+        for path in (tmp_path / f"out{k}" / "my-model").rglob("BFCL_v4_simple_python_result.json"):
+            ids = [json.loads(x)["id"] for x in path.read_text().splitlines()]
+            assert ids == sorted(ids, key=lambda i: int(i.rsplit("_", 1)[1]))  # BFCL's numeric id order
+
+
+def test_function_calling_results_round_trip(tmp_path: Path) -> None:
+    from robustcall.core import Sample
+    from robustcall.formats import parse_tool_calls
+    from robustcall.sources._bfcl import load_bfcl
+
+    by_id: dict[str, Sample] = {s.source.original_id: s for s in load_bfcl().samples}
+    rows = [r for r in _layers(_rows())[0] if r["category"] != "irrelevance"]
+
+    def fc(row: dict[str, Any]) -> list[dict[str, str]] | str:
+        """As BFCL's function-calling handlers write it: the calls, or the message text when there are none."""
+        calls = parse_tool_calls(row["output"], "bfcl", by_id[row["id"]].tools).calls
+        return [{c.name: json.dumps(c.arguments)} for c in calls] or "I will not call a function."
+
+    def decoded(files: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Arguments strings read as JSON (``"\\u00b3"`` and ``"³"`` are one string)."""
+        return {
+            f: {
+                i: [{n: json.loads(a) for n, a in c.items()} for c in r] if isinstance(r, list) else r
+                for i, r in res.items()
+            }
+            for f, res in files.items()
+        }
+
+    written = _write_results(tmp_path / "in", rows, fc)
+    assert any(isinstance(r, list) for res in written.values() for r in res.values())
+    verdicts = _import_score(tmp_path / "in", tmp_path / "run")
+    assert verdicts == {r["id"]: r["upstream_valid"] for r in rows}
+    assert decoded(_exported(tmp_path / "run", tmp_path / "out")) == decoded(written)
+
+
+def test_bad_result_files_are_refused_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "in" / "m" / "non_live"
+    folder.mkdir(parents=True)
+    (folder / "BFCL_v4_simple_python_result.json").write_text('{"id": "simple_python_999999", "result": "[]"}\n')
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "in"), "--out", str(tmp_path / "run")])
+    assert res.exit_code != 0 and "simple_python_999999" in res.output
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "nothing"), "--out", str(tmp_path / "run")])
+    assert res.exit_code != 0 and "BFCL_v4_" in res.output
