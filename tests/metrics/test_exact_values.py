@@ -8,6 +8,7 @@ bootstrap mean, far enough from the CDF's jumps that B = 10,000 replicates canno
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from robustcall.metrics import (
     COMPONENT_ORDER,
     Estimate,
     GhostCounts,
+    GhostKind,
     ScoreMatrix,
     bootstrap_halfwidth,
     component_delta,
@@ -59,7 +61,7 @@ def v(
         component=component,
         correct=correct,
         score=1.0 if correct else 0.0,
-        error_mode=mode,  # type: ignore[arg-type]
+        error_mode=mode,
         attack_success=attack,
     )
 
@@ -108,7 +110,7 @@ def test_summarize_cells_drops_deltas_and_error_modes() -> None:
     }
     assert list(s.by_component) == list(COMPONENT_ORDER)
     assert s.clean == s.by_type["clean"]
-    assert (s.perturbed.n, s.perturbed.correct, s.perturbed.accuracy) == (9, 4.0, pytest.approx(4 / 9))
+    assert (s.perturbed.n, s.perturbed.correct, s.perturbed.accuracy) == pytest.approx((9, 4.0, 4 / 9))
     assert s.drop_by_type == {
         "realistic_typos": pytest.approx(0.0),
         "query_paraphrase": pytest.approx(2 / 3),
@@ -166,7 +168,7 @@ def test_summary_component_delta_of_a_summary_written_without_stored_deltas() ->
 
 def test_robustness_values_of_the_same_run() -> None:
     r = robustness(RUN[:13], resamples=0)
-    assert (r.clean.value, r.clean.ci95) == (pytest.approx(2 / 3), None)
+    assert (r.clean.value, r.clean.ci95) == pytest.approx((2 / 3, None))
     assert r.pert_acc.value == pytest.approx(4 / 9)
     assert r.retention.value == pytest.approx(1 - (1 / 6 + 1 / 6 + 2 / 3) / 3 / (2 / 3))  # = 0.5
     assert r.component_accuracy["observation"].value == 0.5 and r.component_accuracy["reward"].value == 0.0
@@ -219,7 +221,7 @@ def test_per_sample_half_width_is_the_binomial_one(seed: int) -> None:
     assert bootstrap_halfwidth(scores, 10_000, seed=seed, group="g") == pytest.approx(expected)
     clean = [v(f"s{i}", "clean", i < 4) for i in range(9)]
     r = robustness(clean, resamples=10_000, seed=seed)
-    assert (r.clean.value, r.clean.ci95) == (pytest.approx(4 / 9), pytest.approx(expected))
+    assert (r.clean.value, r.clean.ci95) == pytest.approx((4 / 9, expected))
     s = summarize(clean, resamples=10_000, seed=seed)
     assert s.clean.ci95 == r.clean.ci95
 
@@ -316,8 +318,9 @@ def test_ghost_kinds() -> None:
     assert ghost_kind("sea", listed, siblings) == "invented"  # too short to count as contained
     assert ghost_kind("translate", listed, siblings) == "invented"
     counts = GhostCounts()
-    for kind in ("near_miss", None, "invented", "invented"):
-        counts.add(kind)  # type: ignore[arg-type]
+    kinds: list[GhostKind | None] = ["near_miss", None, "invented", "invented"]
+    for kind in kinds:
+        counts.add(kind)
     assert (counts.calls, counts.ghost, counts.near_miss, counts.sibling, counts.invented) == (4, 3, 1, 0, 2)
 
 
@@ -391,3 +394,71 @@ def test_combining_the_two_dual_orders() -> None:
 def test_pipe_delta() -> None:
     assert pipe_delta(0.6, 0.5, 0.3) == pytest.approx(-0.2)  # (0.5 + 0.3) / 2 − 0.6
     assert pipe_delta(0.25, 0.5, 0.5) == 0.25
+
+
+def _difference_quantiles(n1: int, k1: int, n2: int, k2: int) -> tuple[float, float, float]:
+    """2.5% and 97.5% quantiles of X1/n1 − X2/n2 (independent binomials, the per-sample bootstrap of a
+    drop) and how far the CDF comes to either level (its margin against the replicates' noise)."""
+    dist: dict[Fraction, float] = {}
+    for i in range(n1 + 1):
+        for j in range(n2 + 1):
+            p = math.comb(n1, i) * (k1 / n1) ** i * (1 - k1 / n1) ** (n1 - i)
+            p *= math.comb(n2, j) * (k2 / n2) ** j * (1 - k2 / n2) ** (n2 - j)
+            x = Fraction(i, n1) - Fraction(j, n2)
+            dist[x] = dist.get(x, 0.0) + p
+    cdf, lo, hi, margin = 0.0, None, None, 1.0
+    for x in sorted(dist):
+        cdf += dist[x]
+        margin = min(margin, abs(cdf - 0.025), abs(cdf - 0.975))
+        lo = x if lo is None and cdf >= 0.025 else lo
+        hi = x if hi is None and cdf >= 0.975 else hi
+    assert lo is not None and hi is not None
+    return float(lo), float(hi), margin
+
+
+def test_per_sample_half_width_of_a_drop_and_a_delta_is_that_of_a_difference_of_binomials() -> None:
+    # Clean 5/6 and Typo 4/6, resampled on their own (the paper's intervals): a drop replicate is
+    # X1/6 − X2/6 with X1 ~ B(6, 5/6), X2 ~ B(6, 4/6); Typo is Observation's only type, so Δ_Obs too
+    lo, hi, margin = _difference_quantiles(6, 5, 6, 4)
+    assert (lo, hi) == pytest.approx((-1 / 3, 2 / 3)) and margin > 0.015
+    data = [v(f"s{i}", "clean", i < 5) for i in range(6)] + [v(f"s{i}", "realistic_typos", i < 4) for i in range(6)]
+    r = robustness(data, resamples=10_000, seed=5)
+    assert (r.drop["realistic_typos"].value, r.drop["realistic_typos"].ci95) == pytest.approx((1 / 6, (hi - lo) / 2))
+    assert (r.delta["observation"].value, r.delta["observation"].ci95) == pytest.approx((1 / 6, 0.5))
+
+
+def test_clustered_half_width_of_one_column_is_the_binomial_one() -> None:
+    clean = [v(f"s{i}", "clean", i < 4) for i in range(9)]
+    r = robustness(clean, resamples=10_000, seed=2, resampling="clustered")
+    assert r.clean.ci95 == pytest.approx((7 - 1) / 9 / 2)  # as in the per-sample case above
+
+
+def test_paired_p_value_against_the_exact_one() -> None:
+    # 12 shared sources; the run is right where the baseline is wrong on 4 and they agree on 8. A paired
+    # replicate of (run − baseline) Clean is (better sources drawn) / 12 >= 0 and is 0 exactly when none of
+    # the 4 is drawn: P = (8/12)^12, so p = 2 · min(P(d <= 0), P(d >= 0)) = 2 · (2/3)^12 = 0.0154
+    base = [v(f"s{i}", "clean", i >= 8) for i in range(12)]
+    better = [v(f"s{i}", "clean", i < 4 or i >= 8) for i in range(12)]
+    sig = paired_significance(better, base, resamples=10_000, seed=0)["clean"]
+    assert sig.difference == pytest.approx(4 / 12)
+    assert sig.p_value == pytest.approx(2 * (2 / 3) ** 12, abs=0.006)  # 3.4 standard errors at B = 10,000
+    assert sig.marker == "*"
+
+
+@pytest.mark.parametrize("resampling", ["per-sample", "clustered"])
+def test_summary_half_widths_are_those_of_robustness(resampling: str) -> None:
+    # every cell of ``score``'s summary carries the interval ``report`` prints for the same group:
+    # a type's cell that type's, a component's cell the pooled component's, Pert. Acc. all perturbed records
+    data = [
+        v(f"s{i}", c, (i * 5 + k) % 7 < 4)
+        for i in range(15)
+        for k, c in enumerate(("clean", "realistic_typos", "query_paraphrase", "CD"))
+    ]
+    s = summarize(data, resamples=500, seed=9, resampling=resampling)  # type: ignore[arg-type]
+    r = robustness(data, resamples=500, seed=9, resampling=resampling)  # type: ignore[arg-type]
+    assert {t: c.ci95 for t, c in s.by_type.items()} == {t: e.ci95 for t, e in r.accuracy.items()}
+    assert s.by_component["observation"].ci95 == r.component_accuracy["observation"].ci95
+    assert s.by_component["reward"].ci95 == r.component_accuracy["reward"].ci95
+    assert s.by_component["clean"].ci95 == r.clean.ci95 and s.perturbed.ci95 == r.pert_acc.ci95
+    assert s.delta["observation"] == r.delta["observation"]
+    assert {t: d for t, d in s.drop_by_type.items()} == {t: e.value for t, e in r.drop.items()}

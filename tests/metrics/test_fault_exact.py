@@ -118,7 +118,7 @@ def test_fault_metrics_of_the_group() -> None:
     assert m.eia == pytest.approx(1 / 3)  # only t1 names the execution error
     assert m.ufr == 0.25  # t3 loops; t2 failed but did none of the three
     assert m.mean_steps == 2.5  # (3 + 3 + 3 + 1) / 4
-    assert (m.calls, m.faulted_calls, m.injection_rate) == (9, 5, pytest.approx(5 / 9))
+    assert (m.calls, m.faulted_calls, m.injection_rate) == pytest.approx((9, 5, 5 / 9))
     assert m.recovery_by_class == {"execution": 0.5, "semantic": 0.0, "nonstationary": None}
     assert m.faults_by_class == {"execution": 2, "semantic": 1, "nonstationary": 0}
     assert m.modes == {

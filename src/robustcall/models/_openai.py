@@ -23,7 +23,13 @@ from robustcall.models._convert import NameMap, openai_messages, openai_tools, p
 from robustcall.models._endpoints import EndpointPool
 from robustcall.models._http import HttpConnectionError, HttpResponse, HttpResponseTooLarge, Limits
 from robustcall.models._proxy import proxy_for
-from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
+from robustcall.models._retry import (
+    backoff_lender,
+    backoff_s,
+    model_format_error,
+    retry_after_s,
+    retryable_status,
+)
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 
 _sleep = asyncio.sleep
@@ -153,7 +159,9 @@ class OpenAIChatModel:
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(req.messages, names)}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        body["max_tokens"] = self.settings.max_tokens
+        body["max_tokens"] = (
+            self.settings.max_tokens if req.max_tokens is None else min(req.max_tokens, self.settings.max_tokens)
+        )
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
             if self.settings.tool_choice is not None:
@@ -194,7 +202,12 @@ class OpenAIChatModel:
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
-                await _sleep(wait)
+                lend = backoff_lender.get()
+                if lend is None:
+                    await _sleep(wait)
+                else:  # the run's place for this request serves another one while we wait
+                    async with lend():
+                        await _sleep(wait)
 
     async def _post_checked(self, payload: bytes) -> HttpResponse:
         """One attempt; raises ``RetryRequest`` for what is worth asking again."""
