@@ -117,6 +117,7 @@ class LocalModel:
                     concurrency=self.concurrency,
                     api_key="",
                     name=self.name,
+                    trust_env=False,  # our own server on 127.0.0.1: never via a proxy
                 )
             return self._client
 
