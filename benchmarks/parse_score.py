@@ -14,6 +14,12 @@ Each (upstream's too) is the median of ``--repeat`` rounds; a round runs upstrea
 ours once, so that load from other work on the machine falls on both alike. Also checks that every
 verdict agrees with upstream's.
 
+The mixed corpus: the same records written in every output style the parser accepts, each record's
+decoded calls rendered by ``render_calls`` as ``<tool_call>`` JSON lines, ReAct steps and a JSON blob
+(besides the BFCL text itself), and parsed + scored as a BFCL sample's answer (``score_texts(pairs,
+"bfcl")``: the BFCL dispatch, then the BFCL rules), 1 process and ``--processes``. Upstream only
+reads BFCL text, so its yardstick is its verdicts/s on the BFCL text of the same records.
+
 Build the corpus and the venv first (docs/scoring.md):
     bash ../shared/tools/bfcl_oracle/setup.sh /tmp/bfcl_oracle_venv
     /tmp/bfcl_oracle_venv/bin/python ../shared/tools/bfcl_oracle/make_corpus.py /tmp/bfcl_corpus/corpus.jsonl
@@ -34,8 +40,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from robustcall.core import Prediction, Sample, cache_dir
-from robustcall.formats import parse_tool_calls
+from robustcall.core import Prediction, Sample, ToolCall, cache_dir
+from robustcall.formats import OutputFormat, parse_tool_calls, render_calls
 from robustcall.score import default_processes, score_prediction, score_texts, to_verdict
 from robustcall.sources._bfcl import load_bfcl
 
@@ -69,10 +75,18 @@ def batch_verdicts(pairs: list[tuple[Sample, str]]) -> tuple[float, list[bool]]:
     return time.perf_counter() - t0, [v.correct is True for v in verdicts]
 
 
-def upstream(python: str, corpus: Path) -> tuple[float, list[bool]]:
+def decoded_calls(row: dict[str, object]) -> list[ToolCall]:
+    """The corpus row's decoded calls ``[{name: {param: value}}]`` as ``ToolCall``s."""
+    decoded = row.get("decoded", [])
+    if not isinstance(decoded, list):
+        return []
+    return [ToolCall(name=n, arguments=a) for d in decoded if isinstance(d, dict) for n, a in d.items()]
+
+
+def upstream(python: str, corpus: Path, oracle: Path = ORACLE) -> tuple[float, list[bool]]:
     with tempfile.TemporaryDirectory() as tmp:
         dst = Path(tmp) / "verdicts.jsonl"
-        proc = subprocess.run([python, str(ORACLE), str(corpus), str(dst)], capture_output=True, text=True, check=True)
+        proc = subprocess.run([python, str(oracle), str(corpus), str(dst)], capture_output=True, text=True, check=True)
         m = re.search(r"= (\d+) verdicts/s", proc.stdout)
         if m is None:
             raise SystemExit(f"could not read the oracle's throughput from: {proc.stdout}{proc.stderr}")
@@ -84,8 +98,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=Path("/tmp/bfcl_corpus/corpus.jsonl"))
     ap.add_argument("--oracle-python", default="/tmp/bfcl_oracle_venv/bin/python")
+    ap.add_argument("--oracle", type=Path, default=ORACLE, help="upstream's checker script (oracle.py)")
     ap.add_argument("--repeat", type=int, default=3, help="timed rounds (upstream, then each of ours once); medians")
     ap.add_argument("--processes", type=int, default=max(2, default_processes()), help="for the parallel batch")
+    ap.add_argument("--styles", default="tool_call,react,json", help="mixed corpus: styles besides BFCL text")
     args = ap.parse_args()
     wheel = next((w for w in WHEELS if w.is_file()), None)
     if wheel is None or not args.corpus.is_file():
@@ -100,12 +116,17 @@ def main() -> None:
         "batch + to_verdict, 1 process (-> Verdict)": lambda: batch_verdicts(pairs),
         f"batch, {args.processes} processes (score_texts -> Scored)": lambda: batch(pairs, args.processes),
     }
+    styles: list[OutputFormat] = [s for s in ("tool_call", "react", "json") if s in args.styles.split(",")]
+    for style in styles:
+        styled = [(sample, render_calls(decoded_calls(r), style)) for (sample, _), r in zip(pairs, rows, strict=True)]
+        runs[f"{style} text, batch, 1 process"] = lambda styled=styled: batch(styled, 1)
+        runs[f"{style} text, batch, {args.processes} processes"] = lambda styled=styled: batch(styled, args.processes)
     # interleaved: each round runs upstream once and each of ours once, so that a load that comes
     # and goes on a shared machine falls on both sides alike; medians over the rounds
     timings: dict[str, list[tuple[float, list[bool]]]] = {name: [] for name in runs}
     rates: list[float] = []
     for _ in range(args.repeat):
-        rate, theirs = upstream(args.oracle_python, args.corpus)
+        rate, theirs = upstream(args.oracle_python, args.corpus, args.oracle)
         rates.append(rate)
         for name, fn in runs.items():
             timings[name].append(fn())

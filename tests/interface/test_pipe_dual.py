@@ -225,3 +225,13 @@ def test_pipe_runs_an_environment_of_your_own(tmp_path: Path, monkeypatch: pytes
     assert r.exit_code == 2 and "has no interface map" in r.output and "Traceback" not in r.output
     r = runner.invoke(app, [*base, "--env", "nowhere:Nothing", "--out", "x"])
     assert r.exit_code == 2 and "cannot load environment" in r.output
+
+
+def test_pipe_report_reads_the_newest_record_and_leaves_out_infra_episodes(tmp_path: Path) -> None:
+    from robustcall.report._pipe import pipe_tables
+
+    (t,) = asyncio.run(run_pipe("maze", "dual", "scripted:memorise", tmp_path, limit=1, max_steps=30))
+    failed = t.model_copy(update={"steps": [], "success": None, "termination": "infra"})
+    ir = {tb.name: tb for tb in pipe_tables([failed, t])}["pipe_ir"].rows
+    assert ir == {tb.name: tb for tb in pipe_tables([t])}["pipe_ir"].rows  # the re-run replaces the failure
+    assert {tb.name: tb for tb in pipe_tables([t, failed])}["pipe_ir"].rows == []  # still failed: no verdict

@@ -233,3 +233,28 @@ def test_many_concurrent_requests_share_one_session(mock_openai, sample):
 )
 def test_chat_url(base, url):
     assert chat_url(base) == url
+
+
+def test_a_backoff_wait_runs_inside_the_run_loops_lender(mock_openai, sample, sleeps):
+    """The wait (and only the wait) happens with the request's place lent to the run loop."""
+    from contextlib import asynccontextmanager
+
+    from robustcall.models import backoff_lender
+
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def lend():
+        events.append(f"lent after {len(sleeps)} waits")
+        yield
+        events.append(f"back after {len(sleeps)} waits")
+
+    mock_openai.status(500)
+    mock_openai.status(429, "slow down", {"Retry-After": "0.1"})
+    token = backoff_lender.set(lend)
+    try:
+        r = ask(mock_openai.base_url, sample)
+    finally:
+        backoff_lender.reset(token)
+    assert (r.text, r.attempts) == ("hello", 3)
+    assert events == ["lent after 0 waits", "back after 1 waits", "lent after 1 waits", "back after 2 waits"]

@@ -151,10 +151,18 @@ def test_limit_spreads_over_categories_and_pairs_types(bench: Path) -> None:
 
     extra = _sample(3, True).model_copy(update={"id": "bfcl_v3__BFCL_v3_simple__simple_3", "category": "simple"})
     write_jsonl(bench / "clean.jsonl", [_sample(0, True), _sample(1, False), _sample(2, False), extra])
-    items = plan_work(bench, ["clean", "transient_timeout"], limit=2)
-    assert [i.sample.id for i in items] == [
+    by_type = plan_work(bench, ["clean", "transient_timeout"], limit=2, order="type")
+    assert [i.sample.id for i in by_type] == [
         "bfcl_v3__BFCL_v3_multiple__multiple_0",
         "bfcl_v3__BFCL_v3_simple__simple_3",
         "bfcl_v3__BFCL_v3_multiple__multiple_0__transient_timeout",
+        "bfcl_v3__BFCL_v3_simple__simple_3__transient_timeout",
+    ]
+    # the default asks one sample's variants back to back (prefix caches hit); same items
+    items = plan_work(bench, ["clean", "transient_timeout"], limit=2)
+    assert [i.sample.id for i in items] == [
+        "bfcl_v3__BFCL_v3_multiple__multiple_0",
+        "bfcl_v3__BFCL_v3_multiple__multiple_0__transient_timeout",
+        "bfcl_v3__BFCL_v3_simple__simple_3",
         "bfcl_v3__BFCL_v3_simple__simple_3__transient_timeout",
     ]

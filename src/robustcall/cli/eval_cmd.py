@@ -53,6 +53,27 @@ LimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="Use only the first N clean samples (paired across types).")
 ]
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")]
+BenchConcOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        min=1,
+        help=f"Requests in flight at once (default: 1 for the local model, whose one llama-server slot keeps "
+        f"a sample's prompt cached for its variants; {DEFAULT_CONCURRENCY} for endpoints).",
+    ),
+]
+MaxTokensOpt = Annotated[
+    str,
+    typer.Option(
+        "--max-tokens",
+        help="settings (Table 15's 1,024, or the --settings file's) | gold (per benchmark/category, "
+        "2x the longest gold call list + 64 tokens, never above settings; docs/run.md)",
+    ),
+]
+OrderOpt = Annotated[
+    str,
+    typer.Option("--order", help="sample (one sample's variants back to back: prefix caches hit) | type"),
+]
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
 ]
@@ -110,16 +131,19 @@ def _execute(
     base_url: str | None = None,
     shard: str | None = None,
     stop_after: int | None = None,
+    max_tokens: str = "settings",
+    order: str = "sample",
 ) -> RunStats:
     """Run ``model_spec`` on ``bench`` into ``out``; print what happened; return the stats.
 
     Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
     from robustcall.cli._tables import endpoint_table
     from robustcall.core import RunFailed
-    from robustcall.models import OpenAIChatModel, make_model, resolve_base_url
+    from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url
     from robustcall.run import (
         PREDICTIONS,
         STOP_AFTER,
+        GoldBudget,
         bench_digest,
         file_digest,
         parse_shard,
@@ -133,9 +157,13 @@ def _execute(
 
     if mode not in (None, "fc", "prompt"):
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
+    if max_tokens not in ("settings", "gold"):
+        raise typer.BadParameter(f"--max-tokens must be settings or gold, got {max_tokens!r}")
+    if order not in ("sample", "type"):
+        raise typer.BadParameter(f"--order must be sample or type, got {order!r}")
     stop_after = STOP_AFTER if stop_after is None else stop_after
     digest = bench_digest(bench)
-    items = plan_work(bench, parse_types(types), limit)
+    items = plan_work(bench, parse_types(types), limit, order="sample" if order == "sample" else "type")
     if shard is not None:
         try:
             index, count = parse_shard(shard)
@@ -149,6 +177,11 @@ def _execute(
         concurrency=concurrency,
         base_url=base_url,
     )
+    budget = None
+    if max_tokens == "gold":
+        settings_of = getattr(model, "settings", None)
+        cap = settings_of.max_tokens if isinstance(settings_of, ModelSettings) else ModelSettings().max_tokens
+        budget = GoldBudget.from_samples((it.sample for it in plan_work(bench, ["clean"])), cap)
     model_name, endpoint = (
         resolve_base_url(model_spec, base_url) if model_spec.startswith("openai") else (model_spec, None)
     )
@@ -163,6 +196,7 @@ def _execute(
         "answer_settings": _answer_settings(model),
         "types": types,
         "limit": limit,
+        "max_tokens": max_tokens,
         "settings_digest": file_digest(settings),
         "shard": shard,
     }
@@ -190,7 +224,14 @@ def _execute(
 
                 t0 = time.perf_counter()
                 stats = await run_items(
-                    items, model, out, concurrency=concurrency, resume=resume, on_record=tick, stop_after=stop_after
+                    items,
+                    model,
+                    out,
+                    concurrency=concurrency,
+                    resume=resume,
+                    on_record=tick,
+                    stop_after=stop_after,
+                    max_tokens=budget,
                 )
                 if stats.stopped is None:
                     progress.update(task, completed=len(items))
@@ -249,7 +290,15 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
     except GoldenModeError as exc:  # a record this scorer cannot judge: say which, no traceback
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None
-    Console().print(summary_table(summary, title=str(out)))
+    table = summary_table(summary, title=str(out))
+    widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
+    if widths:  # what the table rests on, so that a small run is not read as more than it is
+        rests_on = (
+            f"{summary.clean.n} clean samples (paired across types); 95% intervals "
+            f"±{100 * min(widths):.0f} to ±{100 * max(widths):.0f} points"
+        )
+        table.caption = f"{table.caption}; {rests_on}" if table.caption else rests_on
+    Console().print(table)
     console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
 
 
@@ -272,10 +321,25 @@ def register(app: typer.Typer) -> None:
         ] = None,
         max_infra_errors: MaxInfraOpt = 0,
         stop_after: StopAfterOpt = None,
+        max_tokens: MaxTokensOpt = "settings",
+        order: OrderOpt = "sample",
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
         stats = _execute(
-            bench, model, mode, types, limit, concurrency, out, resume, settings, _urls(base_url), shard, stop_after
+            bench,
+            model,
+            mode,
+            types,
+            limit,
+            concurrency,
+            out,
+            resume,
+            settings,
+            _urls(base_url),
+            shard,
+            stop_after,
+            max_tokens,
+            order,
         )
         _check_infra(stats, max_infra_errors)
 
@@ -323,8 +387,8 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--sources", help="Comma list; default bfcl, plus all with --data-dir.")
         ] = None,
         types: TypesOpt = "all",
-        limit: LimitOpt = 2,
-        concurrency: ConcOpt = DEFAULT_CONCURRENCY,
+        limit: LimitOpt = 8,
+        concurrency: BenchConcOpt = None,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
@@ -332,6 +396,8 @@ def register(app: typer.Typer) -> None:
         base_url: BaseUrlOpt = None,
         max_infra_errors: MaxInfraOpt = 0,
         stop_after: StopAfterOpt = None,
+        max_tokens: MaxTokensOpt = "gold",
+        order: OrderOpt = "sample",
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
         from robustcall.models import make_model
@@ -360,12 +426,14 @@ def register(app: typer.Typer) -> None:
             mode,
             types,
             limit,
-            concurrency,
+            concurrency if concurrency is not None else (1 if model.split(":")[0] == "local" else DEFAULT_CONCURRENCY),
             run_dir,
             resume or has_predictions,
             settings,
             _urls(base_url),
             stop_after=stop_after,
+            max_tokens=max_tokens,
+            order=order,
         )
         _score_and_print(run_dir, False, 10_000, seed)
         _check_infra(stats, max_infra_errors)

@@ -65,25 +65,48 @@ def read_checkpoint(path: Path | str, model: type[M]) -> list[M]:
     A process killed mid-write leaves a partial final line; it is cut off (the file is truncated
     to the last complete record) so that resuming appends after whole records only.
     """
+    return list(iter_checkpoint(path, model))
+
+
+def iter_checkpoint(path: Path | str, model: type[M]) -> Iterator[M]:
+    """:func:`read_checkpoint` one record at a time (memory: one line, whatever the file's size).
+
+    The torn last line, if any, is cut off before the first record is read."""
     p = Path(path)
     if not p.exists():
-        return []
-    data = p.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with open(p, "r+b") as fh:
-            fh.truncate(end)
-        data = data[:end]
-    out: list[M] = []
-    for lineno, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise JsonlError(p, lineno, f"invalid JSON ({exc.msg})") from None
-        out.append(validate_line(p, lineno, obj, model))
-    return out
+        return
+    _cut_torn_tail(p)
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                raise JsonlError(p, lineno, f"invalid JSON ({msg})") from None
+            yield validate_line(p, lineno, obj, model)
+
+
+def _cut_torn_tail(p: Path, block: int = 1 << 16) -> None:
+    """Truncate ``p`` after its last newline (reading only the tail of the file)."""
+    size = p.stat().st_size
+    if size == 0:
+        return
+    with open(p, "r+b") as fh:
+        end = size
+        while end > 0:
+            start = max(0, end - block)
+            fh.seek(start)
+            chunk = fh.read(end - start)
+            if end == size and chunk.endswith(b"\n"):
+                return  # whole
+            at = chunk.rfind(b"\n")
+            if at >= 0:
+                fh.truncate(start + at + 1)
+                return
+            end = start
+        fh.truncate(0)
 
 
 class JsonlAppender:

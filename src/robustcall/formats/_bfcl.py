@@ -13,6 +13,12 @@ from robustcall.formats._scan import balanced
 from robustcall.formats._types import Ctx, RawCall
 
 _EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
+_COLON_ARG = re.compile(r"[(,](?:\s|\\|#[^\n]*)*[^\W\d]\w*(?:\s|\\|#[^\n]*)*:")
+"""What ``_colons_to_equals`` rewrites needs this: ``(`` or ``,``, a name, ``:``, with only blanks,
+line continuations and comments between (a necessary condition, checked before tokenizing)."""
+_LIST_HEAD = re.compile(r"""\[\s*(?:\]|[^\s'"\[\](){}:,=]+\s*[(=])""")
+"""How every list the fast reader reads begins: ``[`` then ``]``, or a name then ``(`` or ``=``
+(a necessary condition: text of another format is not tokenized only to be declined)."""
 _CALL_START = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(")
 
 
@@ -39,9 +45,13 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 
 def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    fast = read_calls(src)
+    fast = read_calls(src) if _LIST_HEAD.match(src) is not None else None
     if fast is not None:
         return fast.calls, fast.variant
+    if src.startswith("[<"):  # a tag: never a Python expression, with or without colons fixed
+        return [], ""
+    if "(" not in src and not ctx.report:  # no call can be read, and nobody reads what is dropped
+        return [], "bfcl" if src.strip() == "[]" else ""
     calls = _ast_calls(src, ctx)
     if calls is not None:
         return calls, "bfcl" if calls or src.strip() == "[]" else ""
@@ -61,7 +71,8 @@ def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:
     out: list[RawCall] = []
     for elt in elts:
         if not isinstance(elt, ast.Call):
-            ctx.drop(f"list item is not a call: {ast.unparse(elt)[:80]}")
+            if ctx.report:  # unparsing a big JSON-like item costs more than the rest of the parse
+                ctx.drop(f"list item is not a call: {ast.unparse(elt)[:80]}")
             continue
         try:
             out.append(call_of(elt, ctx))
@@ -73,6 +84,8 @@ def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:
 def _colons_to_equals(src: str) -> str | None:
     """``f(a: 1)`` -> ``f(a= 1)``: a name then ``:`` directly inside call parentheses (tokens, so
     that colons inside strings and dicts are left alone). ``None`` when nothing changes."""
+    if _COLON_ARG.search(src) is None:  # tokenizing is most of the time of a text in another format
+        return None
     try:
         toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):

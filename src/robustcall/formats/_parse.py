@@ -52,11 +52,14 @@ DISPATCH: dict[OutputFormat, tuple[Variant, ...]] = {
 """Per output format, the variants in the order they are tried (the format's own first)."""
 
 
-def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None) -> ParseResult:
+def parse_tool_calls(
+    text: str, fmt: OutputFormat, tools: list[ToolSpec] | None = None, *, report: bool = True
+) -> ParseResult:
     """Calls in a model's text, read with the Appendix I variants in ``fmt``'s dispatch order.
 
     ``tools`` (optional) maps positional arguments to parameter names and keeps the bare-Python
-    fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``.
+    fallback to calls of listed tools. Unreadable parts are reported in ``ParseResult.dropped``
+    (with ``report=False`` some may be left out there; the calls are the same).
     Never raises on any text: a text past the bounds (:mod:`robustcall.formats._bounds`) or one the
     readers fail on (a 5,000-digit integer, ``1e999 // 1``...) gives no calls and says why in
     ``ParseResult.refused``.
@@ -64,7 +67,7 @@ def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None 
     why = refusal(text)
     if why is None:
         try:
-            got = _parse_tool_calls(text, fmt, tools)
+            got = _parse_tool_calls(text, fmt, tools, report)
         except READ_ERRORS as exc:
             why = f"unreadable: {type(exc).__name__}: {str(exc)[:200]}"
         else:
@@ -78,13 +81,13 @@ def parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None 
     return ParseResult([], None, [why], refused=why)
 
 
-def _parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None) -> ParseResult:
+def _parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report: bool) -> ParseResult:
     s = _plain_bfcl_list(text) if fmt == "bfcl" else None
     if s is not None:  # the common case, the flat canonical list or "[]": no dispatch needed
         flat = [] if s == "[]" else read_flat(s)
         if flat is not None:
             return ParseResult([ToolCall(name=name, arguments=args) for name, args in flat], "bfcl", [])
-    ctx = Ctx(tools={t.name: t for t in tools} if tools else {})
+    ctx = Ctx(tools={t.name: t for t in tools} if tools else {}, report=report)
     body = strip_think(text)
     if not body.strip():
         return ParseResult([], None, [])
@@ -165,7 +168,7 @@ def read_tool_calls_shared(
             got = None
         if got is not None:
             return got, True
-    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools).calls]
+    calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools, report=False).calls]
     return calls, "(" not in text and "{" not in text
 
 

@@ -66,22 +66,27 @@ def _table(text: str) -> _Table:
     return table
 
 
+_SPANS = re.compile(r"""["](?:[^"\\\n]|\\[\s\S])*["]?|['](?:[^'\\\n]|\\[\s\S])*[']?|[()\[\]{}]""")
+"""What a scan sees: a string (from its quote to its closing quote, or up to the newline that ends
+it unclosed, an apostrophe in prose, or to the end of the text; a backslash escapes whatever
+follows it) or a bracket. Everything else is stepped over by the regex engine."""
+
+
 def _scan_from(text: str, start: int) -> dict[int, int]:
     """Scanning from ``start``: every opener reached outside a string -> the end of its span, or
     ``-1`` where a scan from it returns ``None`` (a mismatched closer or the end of the text)."""
     ends: dict[int, int] = {}
     stack: list[int] = []
     want: list[str] = []
-    i, n = start, len(text)
-    while i < n:
+    for m in _SPANS.finditer(text, start):
+        i = m.start()
         c = text[i]
         if c == '"' or c == "'":
-            i = _skip_string(text, i)
             continue
         if c in _CLOSE:
             stack.append(i)
             want.append(_CLOSE[c])
-        elif c in ")]}" and stack:
+        elif stack:  # a closer
             if c != want[-1]:  # every open span fails here
                 for j in stack:
                     ends[j] = -1
@@ -90,27 +95,9 @@ def _scan_from(text: str, start: int) -> dict[int, int]:
             else:
                 ends[stack.pop()] = i + 1
                 want.pop()
-        i += 1
     for j in stack:
         ends[j] = -1
     return ends
-
-
-def _skip_string(text: str, i: int) -> int:
-    q = text[i]
-    i += 1
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == q:
-            return i + 1
-        if c == "\n":  # an apostrophe in prose, not a string: resume after it
-            return i
-        i += 1
-    return n
 
 
 def fenced_blocks(text: str) -> list[str]:

@@ -55,6 +55,8 @@ class Ctx:
 
     tools: dict[str, ToolSpec]
     dropped: list[str] = field(default_factory=list)
+    report: bool = True
+    """False when nobody reads ``dropped`` (batch scoring): costly messages may then be skipped."""
 
     def drop(self, what: str) -> None:
         self.dropped.append(what)

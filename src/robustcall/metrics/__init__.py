@@ -28,8 +28,10 @@ from robustcall.metrics._ghost import (
     GhostCounts,
     GhostKind,
     ghost_calls_in_records,
+    ghost_calls_in_rows,
     ghost_calls_in_trajectories,
     ghost_kind,
+    ghost_row,
 )
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
@@ -81,8 +83,10 @@ __all__ = [
     "fault_metrics",
     "frac",
     "ghost_calls_in_records",
+    "ghost_calls_in_rows",
     "ghost_calls_in_trajectories",
     "ghost_kind",
+    "ghost_row",
     "half_width",
     "heat_text",
     "injection_counts",

@@ -11,6 +11,7 @@ model was given, counted in every run kind and split three ways (craft-agents-os
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from difflib import SequenceMatcher
@@ -61,15 +62,26 @@ def ghost_kind(name: str, listed: Collection[str], siblings: Collection[str]) ->
 
 def ghost_calls_in_records(records: Iterable[PredictionRecord]) -> GhostCounts:
     """Ghost calls over a single-turn run; siblings are the tools of the same benchmark's other samples."""
-    recs = list(records)
+    return ghost_calls_in_rows(ghost_row(r) for r in records)
+
+
+def ghost_row(record: PredictionRecord) -> tuple[str, frozenset[str], list[str]]:
+    """What the ghost-call count needs of a record: its benchmark, its listed tool names and the
+    names it called (so that a streamed run keeps these, not the records)."""
+    listed = frozenset(sys.intern(t.name) for t in record.tools)
+    return sys.intern(record.benchmark), listed, [c.name for c in record.prediction.tool_calls]
+
+
+def ghost_calls_in_rows(rows: Iterable[tuple[str, frozenset[str], list[str]]]) -> GhostCounts:
+    """:func:`ghost_calls_in_records` over :func:`ghost_row` rows."""
+    got = list(rows)
     by_benchmark: dict[str, set[str]] = defaultdict(set)
-    for r in recs:
-        by_benchmark[r.benchmark].update(t.name for t in r.tools)
+    for benchmark, listed, _ in got:
+        by_benchmark[benchmark].update(listed)
     counts = GhostCounts()
-    for r in recs:
-        listed = {t.name for t in r.tools}
-        for call in r.prediction.tool_calls:
-            counts.add(ghost_kind(call.name, listed, by_benchmark[r.benchmark]))
+    for benchmark, listed, called in got:
+        for name in called:
+            counts.add(ghost_kind(name, listed, by_benchmark[benchmark]))
     return counts
 
 

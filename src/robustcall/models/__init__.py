@@ -14,6 +14,7 @@ from robustcall.models._factory import OPENAI_DEFAULT_BASE_URL, SPEC_HELP, check
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
+from robustcall.models._retry import BackoffLender, backoff_lender
 from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings, SettingsError, load_settings
 from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
@@ -25,6 +26,7 @@ __all__ = [
     "OPENAI_DEFAULT_BASE_URL",
     "POLICIES",
     "SPEC_HELP",
+    "BackoffLender",
     "ChatModel",
     "HttpClient",
     "HttpConnectionError",
@@ -40,6 +42,7 @@ __all__ = [
     "SettingsError",
     "TextModel",
     "TextModelError",
+    "backoff_lender",
     "chat_url",
     "check_spec",
     "json_schema",

@@ -25,6 +25,8 @@ class ModelRequest:
     """The sample being answered (scripted policies and replay read it)."""
     pass_index: int = 0
     """0 = first/only pass, 1 = second pass after an injected tool error."""
+    max_tokens: int | None = None
+    """A lower output-token cap for this request (the settings' ``max_tokens`` applies when lower)."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,13 @@ from robustcall.models._convert import NameMap, openai_messages, openai_tools, p
 from robustcall.models._endpoints import EndpointPool
 from robustcall.models._http import HttpConnectionError, HttpResponse, HttpResponseTooLarge, Limits
 from robustcall.models._proxy import proxy_for
-from robustcall.models._retry import backoff_s, model_format_error, retry_after_s, retryable_status
+from robustcall.models._retry import (
+    backoff_lender,
+    backoff_s,
+    model_format_error,
+    retry_after_s,
+    retryable_status,
+)
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 
 _sleep = asyncio.sleep
@@ -97,6 +103,7 @@ class OpenAIChatModel:
         concurrency: int = DEFAULT_CONCURRENCY,
         api_key: str | None = None,
         name: str | None = None,
+        trust_env: bool = True,
     ) -> None:
         self.settings = settings or ModelSettings()
         self.model = model
@@ -109,7 +116,9 @@ class OpenAIChatModel:
         self.url = self.urls[0] if len(self.urls) == 1 else ",".join(self.urls)
         self.concurrency = max(1, concurrency)
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        for url in self.urls:
+        self._trust_env = trust_env
+        """Whether the environment's proxy variables apply (not for our own llama-server on 127.0.0.1)."""
+        for url in self.urls if trust_env else ():
             parts = urlsplit(url)
             proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here
         self._pool: EndpointPool | None = None
@@ -119,7 +128,7 @@ class OpenAIChatModel:
             headers = {"Content-Type": "application/json"}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
-            self._pool = EndpointPool(self.urls, limit=self.concurrency, headers=headers)
+            self._pool = EndpointPool(self.urls, limit=self.concurrency, headers=headers, trust_env=self._trust_env)
         return self._pool
 
     async def post(self, payload: bytes) -> HttpResponse:
@@ -153,7 +162,9 @@ class OpenAIChatModel:
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(req.messages, names)}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        body["max_tokens"] = self.settings.max_tokens
+        body["max_tokens"] = (
+            self.settings.max_tokens if req.max_tokens is None else min(req.max_tokens, self.settings.max_tokens)
+        )
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
             if self.settings.tool_choice is not None:
@@ -194,7 +205,12 @@ class OpenAIChatModel:
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
-                await _sleep(wait)
+                lend = backoff_lender.get()
+                if lend is None:
+                    await _sleep(wait)
+                else:  # the run's place for this request serves another one while we wait
+                    async with lend():
+                        await _sleep(wait)
 
     async def _post_checked(self, payload: bytes) -> HttpResponse:
         """One attempt; raises ``RetryRequest`` for what is worth asking again."""

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+
+BackoffLender = Callable[[], AbstractAsyncContextManager[None]]
+
+backoff_lender: ContextVar[BackoffLender | None] = ContextVar("robustcall_backoff_lender", default=None)
+"""Set by a run loop that bounds how many requests are in flight: a request waiting out a backoff
+enters ``backoff_lender()`` for the wait, so that its place goes to another request meanwhile and
+it queues for a place again after (a retry never holds a place it does not use)."""
 
 _JITTER = random.Random()
 """Backoff jitter only: it spreads retries in time and never touches a result."""

@@ -20,9 +20,15 @@ from robustcall.report._table import Table
 
 
 def _by(trajs: list[Trajectory]) -> dict[tuple[str, str, str], list[Trajectory]]:
-    out: dict[tuple[str, str, str], list[Trajectory]] = defaultdict(list)
+    """Per (model, env, level): the newest record of every episode id (a resumed run re-runs episodes
+    that ended on an endpoint failure), leaving out those that still did (``infra``: no verdict)."""
+    latest: dict[tuple[str, str], Trajectory] = {}
     for t in trajs:
-        out[(t.model, t.config["env"], t.config["level"])].append(t)
+        latest[(t.model, t.id)] = t
+    out: dict[tuple[str, str, str], list[Trajectory]] = defaultdict(list)
+    for t in latest.values():
+        if t.termination != "infra":
+            out[(t.model, t.config["env"], t.config["level"])].append(t)
     return out
 
 

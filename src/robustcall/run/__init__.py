@@ -2,14 +2,17 @@
 checkpoint/resume."""
 
 from robustcall.run._answer import answer, observation_turn, output_format
+from robustcall.run._budget import GoldBudget, gold_tokens
 from robustcall.run._engine import PREDICTIONS, STOP_AFTER, RunStats, load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._plan import (
     ALL_TYPES,
     MANIFEST,
+    Order,
     WorkItem,
     as_transition,
     bench_digest,
+    by_sample,
     clean_id_of,
     parse_types,
     plan_work,
@@ -38,14 +41,18 @@ __all__ = [
     "SCORES",
     "STOP_AFTER",
     "SUMMARY",
+    "GoldBudget",
     "MergeError",
+    "Order",
     "RunStats",
     "WorkItem",
     "answer",
     "as_transition",
     "bench_digest",
+    "by_sample",
     "clean_id_of",
     "file_digest",
+    "gold_tokens",
     "load_done",
     "merge_runs",
     "observation_turn",

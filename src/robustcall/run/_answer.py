@@ -86,11 +86,14 @@ def _failed(response: ModelResponse) -> Prediction:
     )
 
 
-async def answer(sample: Sample, model: ChatModel) -> Prediction:
-    """Ask the model about one sample and return its prediction (never raises on endpoint errors)."""
+async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None) -> Prediction:
+    """Ask the model about one sample and return its prediction (never raises on endpoint errors).
+    ``max_tokens``: a cap on each pass's output below the model's settings (``GoldBudget``)."""
     fmt = output_format(sample)
     messages = render_messages(sample, model.mode)
-    first = await model.complete(ModelRequest(messages=messages, tools=sample.tools, sample=sample))
+    first = await model.complete(
+        ModelRequest(messages=messages, tools=sample.tools, sample=sample, max_tokens=max_tokens)
+    )
     if first.error_kind == "infra":
         return _failed(first)
     mode = model.mode
@@ -130,7 +133,9 @@ async def answer(sample: Sample, model: ChatModel) -> Prediction:
             observation_turn(fmt, calls[0], fault.observation),
         ]
     second = await model.complete(
-        ModelRequest(messages=[*messages, *follow], tools=sample.tools, sample=sample, pass_index=1)
+        ModelRequest(
+            messages=[*messages, *follow], tools=sample.tools, sample=sample, pass_index=1, max_tokens=max_tokens
+        )
     )
     if second.error_kind == "infra":
         return _failed(second)

@@ -12,7 +12,7 @@ import contextlib
 import gc
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,13 +22,14 @@ from robustcall.core import (
     JsonlAppender,
     Prediction,
     PredictionRecord,
+    Sample,
     prediction_line,
     read_checkpoint,
     remove_stale_tmp,
     write_jsonl,
 )
 from robustcall.formats import MAX_PARSE_CHARS
-from robustcall.models import ChatModel
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel, backoff_lender
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
 
@@ -94,16 +95,18 @@ async def run_items(
     model: ChatModel,
     out_dir: Path,
     *,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     resume: bool = False,
     fsync: bool = False,
     on_record: Callable[[Prediction], None] | None = None,
     stop_after: int = STOP_AFTER,
+    max_tokens: Callable[[Sample], int | None] | None = None,
 ) -> RunStats:
     """Answer every item not yet in ``out_dir/predictions.jsonl`` and append its record.
 
     After ``stop_after`` identical infrastructure errors in a row (0: never) no new item is
     started; the ones in flight are finished and recorded, and ``RunStats.stopped`` says why.
+    ``max_tokens``: a per-sample output cap below the model's settings (e.g. ``GoldBudget``).
     """
     if concurrency < 1:
         raise InputError(f"concurrency must be >= 1, got {concurrency}")
@@ -141,39 +144,91 @@ async def run_items(
 
         cleanup.callback(flush)  # runs before the appender closes (last in, first out)
 
+        # Places: ``concurrency`` items in progress at once. A request waiting out a retry backoff
+        # lends its place (``backoff_lender``): a new worker takes the next item meanwhile. When the
+        # wait is over the request goes on at once (it never waits for a place: the model may hold
+        # something the borrowing worker waits for, as the local model's slot does), taking an idle
+        # place if there is one, else the next worker to finish a record retires. So retries never
+        # hold places idle, and the places in use come back to ``concurrency`` as records end.
+        idle_places = 0  # places nobody holds (workers that ran out of items)
+        owed = 0  # places taken back by retries done waiting, to be given up by workers
+        tasks: set[asyncio.Task[None]] = set()
+
+        def give_up_place() -> None:
+            nonlocal idle_places, owed
+            if owed:
+                owed -= 1
+            else:
+                idle_places += 1
+
+        @contextlib.asynccontextmanager
+        async def lend() -> AsyncIterator[None]:
+            nonlocal idle_places, owed
+            spawn()
+            try:
+                yield
+            finally:
+                if idle_places > 0:
+                    idle_places -= 1
+                else:
+                    owed += 1
+
         async def worker() -> None:
             nonlocal last_reason, in_a_row
-            for item in pending:
-                if stats.stopped is not None:
-                    break
-                try:
-                    pred = await answer(item.sample, model)
-                except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
-                    pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
-                if not lines:  # the first record of this loop turn: write the turn's records at its end
-                    loop.call_soon(flush)
-                try:
-                    line = prediction_line(item.sample, pred, model.name)
-                except Exception as exc:  # e.g. a value pydantic will not serialise: the output is scored
-                    pred = unrecordable(pred, exc)
-                    line = prediction_line(item.sample, pred, model.name)
-                lines.append(line)
-                stats.answered += 1
-                if pred.error_kind == "infra":
-                    reason = pred.error or "unknown infrastructure error"
-                    stats.infra_errors += 1
-                    stats.infra_ids.append(item.sample.id)
-                    stats.failure_reasons[reason] += 1
-                    in_a_row = in_a_row + 1 if reason == last_reason else 1
-                    last_reason = reason
-                    if stop_after and in_a_row >= stop_after and stats.stopped is None:
-                        stats.stopped = reason
-                else:
-                    last_reason, in_a_row = None, 0
-                if on_record is not None:
-                    on_record(pred)
+            backoff_lender.set(lend)  # this task's own context
+            try:
+                for item in pending:
+                    if stats.stopped is not None:
+                        break
+                    try:
+                        cap = None if max_tokens is None else max_tokens(item.sample)
+                        pred = await answer(item.sample, model, cap)
+                    except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
+                        pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
+                    if not lines:  # the first record of this loop turn: write the turn's records at its end
+                        loop.call_soon(flush)
+                    try:
+                        line = prediction_line(item.sample, pred, model.name)
+                    except Exception as exc:  # e.g. a value pydantic will not serialise: the output is scored
+                        pred = unrecordable(pred, exc)
+                        line = prediction_line(item.sample, pred, model.name)
+                    lines.append(line)
+                    stats.answered += 1
+                    if pred.error_kind == "infra":
+                        reason = pred.error or "unknown infrastructure error"
+                        stats.infra_errors += 1
+                        stats.infra_ids.append(item.sample.id)
+                        stats.failure_reasons[reason] += 1
+                        in_a_row = in_a_row + 1 if reason == last_reason else 1
+                        last_reason = reason
+                        if stop_after and in_a_row >= stop_after and stats.stopped is None:
+                            stats.stopped = reason
+                    else:
+                        last_reason, in_a_row = None, 0
+                    if on_record is not None:
+                        on_record(pred)
+                    if owed:  # a retry done waiting took our place: retire
+                        give_up_place()
+                        return
+            except BaseException:
+                give_up_place()
+                raise
+            give_up_place()  # out of items
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))
+        def spawn() -> None:
+            task = loop.create_task(worker())
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        for _ in range(min(concurrency, max(1, len(todo)))):
+            spawn()
+        try:
+            while tasks:
+                await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
     if fsync:
         os.sync()
     return stats

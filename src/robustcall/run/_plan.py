@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from robustcall.core import (
     BEYOND_TYPES,
@@ -19,6 +20,10 @@ from robustcall.core import (
 )
 
 ALL_TYPES: tuple[str, ...] = ("clean", *STATIC_TYPES, *TRANSITION_TYPES)
+
+Order = Literal["sample", "type"]
+"""How a run orders its work: ``sample`` = every variant of one clean sample in a row (type order
+within), ``type`` = every sample of one type in a row."""
 
 MANIFEST = "manifest.json"
 """What ``robustcall build`` writes last into a benchmark folder (counts, sources, versions)."""
@@ -110,12 +115,30 @@ def spread_subset(samples: list[Sample], n: int) -> list[Sample]:
     return out[:n]
 
 
-def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> list[WorkItem]:
+def by_sample(items: list[WorkItem]) -> list[WorkItem]:
+    """``items`` reordered so that the variants of one clean sample follow each other (clean samples
+    in order of first appearance, each one's variants in their original order).
+
+    The variants of a sample share most of their prompt (the system prompt, the tool list up to the
+    first edited tool, the query): sent back to back, a server that caches prompt prefixes per slot
+    (llama-server's ``cache_prompt``, vLLM's and SGLang's prefix caches) evaluates only what differs.
+    """
+    groups: dict[str, list[WorkItem]] = {}
+    for it in items:
+        groups.setdefault(clean_id_of(it.sample), []).append(it)
+    return [it for group in groups.values() for it in group]
+
+
+def plan_work(
+    bench_dir: Path, types: list[str], limit: int | None = None, *, order: Order = "sample"
+) -> list[WorkItem]:
     """Work items for ``types`` from ``bench_dir`` (``clean.jsonl`` + ``<code>.jsonl`` files).
 
     With ``limit``, the same ``limit`` clean samples are used for every type, so that drops are
     measured on paired samples (a type that does not apply to some of them has fewer); they are
     taken round-robin over (benchmark, category) so that a small limit still spans the sources.
+    ``order``: ``sample`` (default) asks the variants of one sample back to back (:func:`by_sample`);
+    ``type`` asks type after type. Records are the same either way.
     """
     if limit is not None and limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
@@ -138,4 +161,4 @@ def plan_work(bench_dir: Path, types: list[str], limit: int | None = None) -> li
             samples = [s for s in read_jsonl(path, Sample) if clean_id_of(s) in chosen]
             samples.sort(key=lambda s: s.id)
         items.extend(WorkItem(s, code) for s in samples)
-    return items
+    return by_sample(items) if order == "sample" else items

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,11 @@ from robustcall.core import (
     PredictionRecord,
     Verdict,
     atomic_write_text,
-    read_checkpoint,
+    iter_checkpoint,
     write_jsonl,
 )
 from robustcall.formats import parse_tool_calls
-from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, ghost_calls_in_records, summarize
+from robustcall.metrics import DEFAULT_RESAMPLES, Resampling, Summary, ghost_calls_in_rows, ghost_row, summarize
 from robustcall.models import resolve_base_url, unwire_calls
 from robustcall.run._answer import output_format
 from robustcall.run._engine import PREDICTIONS
@@ -114,13 +115,12 @@ def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
     return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": calls})})
 
 
-def refuse_duplicates(path: Path, records: list[PredictionRecord]) -> None:
+def refuse_duplicates(path: Path, keys: list[tuple[str, str]]) -> None:
     """Raise ``InputError`` naming the lines when two records share a key (sample id, type).
 
     A run never writes one key twice (``--resume`` compacts its checkpoint); a file that does was
     put together by hand, and counting both would double the record's weight and narrow every
     interval. The leaderboard refuses such uploads the same way."""
-    keys = [record_key(r) for r in records]
     if len(set(keys)) == len(keys):
         return
     first: dict[tuple[str, str], int] = {}
@@ -153,14 +153,26 @@ def score_run(
     path = run_dir / PREDICTIONS
     if not path.is_file():
         raise MissingInputError(f"{path} not found: run `robustcall run --out {run_dir}` first")
-    records = read_checkpoint(path, PredictionRecord)
-    refuse_duplicates(path, records)
+    # streamed: one record is alive at a time (a record carries its sample and tools); what is kept
+    # is its verdict, its key and the names the ghost-call count needs
+    keys: list[tuple[str, str]] = []
+    ghost_rows: list[tuple[str, frozenset[str], list[str]]] = []
+    records: Iterator[PredictionRecord] = iter_checkpoint(path, PredictionRecord)
     if reparse_text:
         mode = run_mode(run_dir)
-        records = [reparse(r, mode) for r in records]
-    verdicts = sorted(score_records(records), key=lambda v: (v.type, v.id))
+        records = (reparse(r, mode) for r in records)
+
+    def noted(recs: Iterator[PredictionRecord]) -> Iterator[PredictionRecord]:
+        for r in recs:
+            keys.append(record_key(r))
+            ghost_rows.append(ghost_row(r))
+            yield r
+
+    verdicts = score_records(noted(records))
+    refuse_duplicates(path, keys)
+    verdicts.sort(key=lambda v: (v.type, v.id))
     summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
-    summary.ghost_calls = ghost_calls_in_records(records)
+    summary.ghost_calls = ghost_calls_in_rows(ghost_rows)
     write_jsonl(run_dir / SCORES, verdicts)
     atomic_write_text(run_dir / SUMMARY, summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary

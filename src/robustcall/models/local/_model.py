@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
-from robustcall.models._settings import ModelSettings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, LocalStatus, check
 from robustcall.models.local._server import LlamaServer
 from robustcall.models.local._setup import cpu_count
@@ -16,6 +18,22 @@ from robustcall.models.local._sources import ModelSourceError, resolve_gguf
 
 LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
+
+
+def free_threads(cpus: int | None = None, load: float | None = None) -> int:
+    """Threads for llama-server: the CPUs not already busy (the 1-minute load average), at least one.
+
+    llama.cpp's threads meet at a barrier after every operation, so a thread without a core of
+    its own stalls the others: on 2 cores under a load of 14, 2 threads generated 0.3-0.6 tokens/s
+    and 1 thread 5-8 (benchmarks/local_threads.py). The thread count does not change the output.
+    """
+    cpus = cpus or cpu_count()
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not on Unix
+            load = 0.0
+    return max(1, min(cpus, cpus - int(load)))
 
 
 class LocalModelNotReady(NotReadyError):
@@ -36,11 +54,12 @@ class LocalModel:
         settings: ModelSettings | None = None,
         *,
         mode: Mode | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         root: Path | None = None,
         threads: int | None = None,
         ctx_size: int = 8192,
         gguf: str | Path | None = None,
+        server_args: Sequence[str] = (),
     ) -> None:
         status = check(root)
         if gguf is not None:  # ``local:<gguf>``: a model of your own on the cached (or adopted) server
@@ -75,9 +94,10 @@ class LocalModel:
             model_path,
             chat_template=TEMPLATE if embedded else None,  # another GGUF brings its own chat template
             parallel=min(self.concurrency, MAX_PARALLEL),
-            threads=threads or cpu_count(),
+            threads=threads or free_threads(),
             ctx_size=ctx_size,
             log_dir=status.paths.logs,
+            extra_args=server_args,
         )
         self._client: OpenAIChatModel | None = None
         self._lock = asyncio.Lock()
@@ -97,6 +117,7 @@ class LocalModel:
                     concurrency=self.concurrency,
                     api_key="",
                     name=self.name,
+                    trust_env=False,  # our own server on 127.0.0.1: never via a proxy
                 )
             return self._client
 
