@@ -126,3 +126,13 @@ def test_a_retry_done_waiting_never_waits_for_its_place(tmp_path: Path) -> None:
 
     asyncio.run(go())  # a retry that queued for its place would wait for ever here
     assert model.answered == ["s0", "s1", "s2"]
+
+
+def test_llama_server_threads_are_the_cpus_not_busy() -> None:
+    from robustcall.models.local._model import free_threads
+
+    assert free_threads(2, busy=0.0) == 2  # a quiet machine: every CPU
+    assert free_threads(2, busy=0.4) == 2
+    assert free_threads(2, busy=1.7) == 1  # another job holds a core: one thread, not two at a barrier
+    assert free_threads(2, busy=14.0) == 1  # never fewer than one
+    assert free_threads(8, busy=3.0) == 5
