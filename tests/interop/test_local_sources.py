@@ -35,7 +35,9 @@ def _gguf(path: Path) -> Path:
     return path
 
 
-def test_gguf_path_and_llama_server_path_then_run_local_gguf(tiny_bench: Path, tmp_path: Path) -> None:
+def test_gguf_path_and_llama_server_path_then_run_local_gguf(
+    tiny_bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = tmp_path / "cache"
     gguf = _gguf(tmp_path / "my-model-Q4_K_M.gguf")
     binary = _fake_server(tmp_path / "bin")
@@ -46,23 +48,21 @@ def test_gguf_path_and_llama_server_path_then_run_local_gguf(tiny_bench: Path, t
     assert "--model local:my-model-Q4_K_M" in res.output
     assert (cache / "models" / gguf.name).resolve() == gguf.resolve()  # linked, not copied
     assert (cache / "bin" / "llama-server").resolve() == binary.resolve()
-    os.environ["ROBUSTCALL_CACHE"] = str(cache)
-    try:
-        for spec in ("local:my-model-Q4_K_M", f"local:{gguf}"):
-            out = tmp_path / spec.replace("/", "_").replace(":", "_")
-            res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(out), "--model", spec,
-                                      "--types", "clean", "--concurrency", "2"])  # fmt: skip
-            assert res.exit_code == 0, res.output
-            records = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
-            assert len(records) == 4
-            assert {r["model"] for r in records} == {"local:my-model-Q4_K_M"}
-            # the server got this GGUF and no chat template of ours (the GGUF brings its own)
-            assert all(r["prediction"]["raw_output"].endswith(f"{gguf.name} template=None") for r in records)
-        res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(tmp_path / "x"), "--model",
-                                  "local:nope", "--types", "clean"])  # fmt: skip
-        assert res.exit_code != 0 and "nope" in res.output
-    finally:
-        del os.environ["ROBUSTCALL_CACHE"]
+    monkeypatch.setenv("ROBUSTCALL_CACHE", str(cache))
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")  # a dead proxy: our own server ignores it
+    for spec in ("local:my-model-Q4_K_M", f"local:{gguf}"):
+        out = tmp_path / spec.replace("/", "_").replace(":", "_")
+        res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(out), "--model", spec,
+                                  "--types", "clean", "--concurrency", "2"])  # fmt: skip
+        assert res.exit_code == 0, res.output
+        records = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+        assert len(records) == 4
+        assert {r["model"] for r in records} == {"local:my-model-Q4_K_M"}
+        # the server got this GGUF and no chat template of ours (the GGUF brings its own)
+        assert all(r["prediction"]["raw_output"].endswith(f"{gguf.name} template=None") for r in records)
+    res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(tmp_path / "x"), "--model",
+                              "local:nope", "--types", "clean"])  # fmt: skip
+    assert res.exit_code != 0 and "nope" in res.output
 
 
 def test_llama_server_on_path_is_adopted_instead_of_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

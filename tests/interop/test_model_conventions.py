@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,7 @@ def test_http_endpoint_through_http_proxy_in_absolute_form(
     assert set(proxy.log.authorizations) == {"Basic dTpwdw=="}
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl (to make a test certificate) not installed")
 def test_https_endpoint_through_connect_tunnel(
     tiny_bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -78,6 +78,14 @@ def test_run_shards_on_three_nodes_merge_and_score_like_one_run(tiny_bench: Path
     one = json.loads((tmp_path / "one" / "summary.json").read_text())
     assert merged == one
     assert merged["clean"]["n"] == 4 and 0 < merged["perturbed"]["accuracy"] < 1
+    for run in ("merged", "one"):  # reports read the merged run like any other (same run name in both)
+        shutil.copytree(tmp_path / run, tmp_path / f"for-{run}" / "qwen")
+        _invoke("report", str(tmp_path / f"for-{run}" / "qwen"), "--out", str(tmp_path / f"report-{run}"),
+                "--resamples", "100")  # fmt: skip
+    tables = sorted(p.name for p in (tmp_path / "report-merged").glob("*.md"))
+    assert tables
+    for name in tables:
+        assert (tmp_path / "report-merged" / name).read_text() == (tmp_path / "report-one" / name).read_text(), name
 
 
 def test_merge_refuses_overlaps_missing_repeated_and_mismatched(tiny_bench: Path, tmp_path: Path) -> None:

@@ -443,3 +443,22 @@ def test_paired_p_value_against_the_exact_one() -> None:
     assert sig.difference == pytest.approx(4 / 12)
     assert sig.p_value == pytest.approx(2 * (2 / 3) ** 12, abs=0.006)  # 3.4 standard errors at B = 10,000
     assert sig.marker == "*"
+
+
+@pytest.mark.parametrize("resampling", ["per-sample", "clustered"])
+def test_summary_half_widths_are_those_of_robustness(resampling: str) -> None:
+    # every cell of ``score``'s summary carries the interval ``report`` prints for the same group:
+    # a type's cell that type's, a component's cell the pooled component's, Pert. Acc. all perturbed records
+    data = [
+        v(f"s{i}", c, (i * 5 + k) % 7 < 4)
+        for i in range(15)
+        for k, c in enumerate(("clean", "realistic_typos", "query_paraphrase", "CD"))
+    ]
+    s = summarize(data, resamples=500, seed=9, resampling=resampling)  # type: ignore[arg-type]
+    r = robustness(data, resamples=500, seed=9, resampling=resampling)  # type: ignore[arg-type]
+    assert {t: c.ci95 for t, c in s.by_type.items()} == {t: e.ci95 for t, e in r.accuracy.items()}
+    assert s.by_component["observation"].ci95 == r.component_accuracy["observation"].ci95
+    assert s.by_component["reward"].ci95 == r.component_accuracy["reward"].ci95
+    assert s.by_component["clean"].ci95 == r.clean.ci95 and s.perturbed.ci95 == r.pert_acc.ci95
+    assert s.delta["observation"] == r.delta["observation"]
+    assert {t: d for t, d in s.drop_by_type.items()} == {t: e.value for t, e in r.drop.items()}

@@ -12,9 +12,9 @@ import pytest
 
 from robustcall.core import InputError, Trajectory, Verdict
 from robustcall.metrics import GhostCounts
-from robustcall.report import load_run, load_runs, write_report
+from robustcall.report import load_run, load_runs, load_sizes, write_report
 from robustcall.report._pipe import curve_rows, pipe_tables
-from robustcall.report._write import find_run, resolve_baseline
+from robustcall.report._write import find_run, resolve_baseline, resolve_sizes
 
 
 def verdict(source: str, code: str, correct: bool | None, component: str) -> Verdict:
@@ -128,14 +128,15 @@ def episode(
             "config": config,
             "steps": steps,
             "success": success,
+            "termination": "infra" if success is None else "done",
         }
     )
 
 
 PIPE = [
-    episode("m", "origin", ["go"], True),
-    episode("m", "origin", ["go"], False),
-    episode("m", "origin", ["go"], None),  # an infra error: out of the rate
+    episode("m", "origin", ["go"], True, task="a"),
+    episode("m", "origin", ["go"], False, task="b"),
+    episode("m", "origin", ["go"], None, task="c"),  # an infra error: out of the rate
     episode("m", "synonym", ["move", "go"], True),  # go is hidden under synonyms: one legacy call
     episode("m", "synonym", ["move"], True),
     episode("m", "symbol", ["z1", "fly"], False),  # fly is no action at all: hallucinated, legacy
@@ -164,3 +165,26 @@ def test_curve_rows() -> None:
     rows = curve_rows([("ckpt-1", PIPE), ("ckpt-0", PIPE[:3])])
     assert rows[0][:4] == ("ckpt-1", 0.5, 1.0, 0.0) and rows[0][4] == pytest.approx(math.sqrt(0.75))
     assert rows[1] == ("ckpt-0", 0.5, None, None, None)
+
+
+def test_sizes_file_and_what_it_leaves_out(tmp_path: Path) -> None:
+    sizes = tmp_path / "sizes.yaml"
+    sizes.write_text("alpha: 3\nb: 1.5\nnobody: 7\n")
+    assert load_sizes(sizes) == {"alpha": 3.0, "b": 1.5, "nobody": 7.0}
+    a = make_run(tmp_path, "a", "alpha", VERDICTS)
+    b = make_run(tmp_path, "b", "beta", VERDICTS)
+    c = make_run(tmp_path, "c", "gamma", VERDICTS)
+    runs = load_runs([a, b, c], resamples=0, seed=0)
+    by_name, notes = resolve_sizes(load_sizes(sizes), runs, "sizes.yaml")
+    assert by_name == {"alpha": 3.0, "beta": 1.5}  # "b" is beta's folder
+    assert notes == [
+        "sizes.yaml: 'nobody' match no run (runs: alpha (folder a); beta (folder b); gamma (folder c))",
+        "Figures 2 and 3 leave out runs with no size in sizes.yaml: gamma",
+    ]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("alpha: -3\n")
+    with pytest.raises(InputError, match="size of 'alpha' must be a positive number of billions, got -3"):
+        load_sizes(bad)
+    bad.write_text("- alpha\n")
+    with pytest.raises(InputError, match="expected a mapping of model name -> size"):
+        load_sizes(bad)

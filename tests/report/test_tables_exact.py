@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from robustcall.core import TYPES, InputError, Verdict, type_info
-from robustcall.metrics import Estimate, error_mode_shares, robustness, summarize
+from robustcall.metrics import Estimate, error_mode_shares, frac, robustness, summarize
 from robustcall.report import RunResult, Table, all_tables, error_mode_table, per_type_tables, table2
 from robustcall.report._tables import beyond_table, fmt, interval_note
 
@@ -67,6 +67,13 @@ def test_fmt_cells() -> None:
     assert fmt(Estimate(value=0.25), signed=True, negate=True) == "-0.250"
     assert fmt(Estimate(value=-0.0), signed=True) == "+0.000"
     assert fmt(Estimate(value=0.0), signed=True, negate=True) == "+0.000"  # never -0.000
+    # a value that rounds to zero reads as ``frac`` (score, leaderboard) writes it: no "-0.000" in the report
+    assert fmt(Estimate(value=-0.0004)) == "0.000" == frac(-0.0004)
+    assert fmt(Estimate(value=-0.0004), signed=True) == "+0.000" == frac(-0.0004, signed=True)
+    assert fmt(Estimate(value=0.0004), signed=True, negate=True) == "+0.000"
+    assert fmt(Estimate(value=-0.0005)) == "-0.001" == frac(-0.0005)
+    for x in (0.0625, 0.1235, -0.25049, 0.9995, 2 / 3):
+        assert fmt(Estimate(value=x, ci95=0.01)) == frac(x, 0.01)
 
 
 def test_table2_rows_are_sorted_by_pert_acc() -> None:
@@ -160,6 +167,13 @@ def test_beyond_table() -> None:
         ["B", "—", "—", "—", "—", "—"],
     ]
     assert beyond_table([plain]) is None
+    # a drop of 0.0004 is written +0.000 there too (never -0.000)
+    assert with_beyond.beyond is not None
+    tiny = with_beyond.beyond.model_copy(
+        update={"beyond_drop_by_type": {"silent_noop": 0.0004, "prompt_injection": 0.0}}
+    )
+    t = beyond_table([RunResult("A", Path("A"), with_beyond.verdicts, with_beyond.stats, {}, tiny)])
+    assert t is not None and t.rows[0][2:4] == ["1.000 (+0.000)", "0.750 (+0.000)"]
     assert [x.name for x in all_tables([with_beyond, plain])][-2:] == ["error_modes", "beyond"]
     assert [x.name for x in all_tables([plain])] == ["table2", "per_type_observation", "error_modes"]
 

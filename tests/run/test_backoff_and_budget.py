@@ -91,3 +91,48 @@ def test_gold_budget_per_group() -> None:
     assert budget(other) == 64 + 2 * 4
     assert budget(none) == 64 + 2 * 10  # no gold in the group: the benchmark's longest
     assert GoldBudget.from_samples([long], cap=50)(long) == 50  # never above the settings
+
+
+class SlotHeld:
+    """Like the local model: one slot, held through the request's retries and their backoffs."""
+
+    name = "scripted:slot"
+    mode = "prompt"
+
+    def __init__(self) -> None:
+        self.slot = asyncio.Semaphore(1)
+        self.answered: list[str] = []
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        async with self.slot:
+            if req.sample.id == "s0":
+                lend = backoff_lender.get()
+                assert lend is not None
+                async with lend():  # the borrowing worker now waits for our slot
+                    await asyncio.sleep(0.01)
+            self.answered.append(req.sample.id)
+            return ModelResponse(text="[f(a=1)]", tool_calls=None)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_a_retry_done_waiting_never_waits_for_its_place(tmp_path: Path) -> None:
+    model = SlotHeld()
+    items = [WorkItem(_sample(i, args={"a": 1}), "clean") for i in range(3)]
+
+    async def go() -> None:
+        await asyncio.wait_for(run_items(items, model, tmp_path, concurrency=1), timeout=10)
+
+    asyncio.run(go())  # a retry that queued for its place would wait for ever here
+    assert model.answered == ["s0", "s1", "s2"]
+
+
+def test_llama_server_threads_are_the_cpus_not_busy() -> None:
+    from robustcall.models.local._model import free_threads
+
+    assert free_threads(2, busy=0.0) == 2  # a quiet machine: every CPU
+    assert free_threads(2, busy=0.4) == 2
+    assert free_threads(2, busy=1.7) == 1  # another job holds a core: one thread, not two at a barrier
+    assert free_threads(2, busy=14.0) == 1  # never fewer than one
+    assert free_threads(8, busy=3.0) == 5

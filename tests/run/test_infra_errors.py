@@ -59,25 +59,28 @@ def _run(bench: Path, out: Path, url: str, *extra: str) -> Any:
     return runner.invoke(app, [*args, "--model", f"openai:mock@{url}", "--concurrency", "1", *extra])
 
 
-def _refusing(messages: list[str], seen: list[dict[str, Any]]) -> Any:
+def _refusing(messages: list[str], seen: list[dict[str, Any]], status: int = 400) -> Any:
     async def handler(body: dict[str, Any]) -> Reply:
         seen.append(body)
         message = messages[(len(seen) - 1) % len(messages)]
-        return 400, {"error": {"message": message, "type": "BadRequestError"}}, {}
+        return status, {"error": {"message": message, "type": "BadRequestError"}}, {}
 
     return handler
 
 
-def test_identical_400s_are_not_retried_and_stop_the_run_with_the_servers_message(bench: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_identical_4xx_are_not_retried_and_stop_the_run_with_the_servers_message(
+    bench: Path, tmp_path: Path, status: int
+) -> None:
     seen: list[dict[str, Any]] = []
     out = tmp_path / "run"
-    with serve_chat(_refusing([VLLM_400], seen)) as url:
+    with serve_chat(_refusing([VLLM_400], seen, status)) as url:
         result = _run(bench, out, url)
     assert result.exit_code == 1, result.output
     assert len(seen) == 5  # one request per record (no retries), then the run stopped: 3 samples never asked
-    assert "stopped after 5 identical failures in a row: HTTP 400" in result.output
+    assert f"stopped after 5 identical failures in a row: HTTP {status}" in result.output
     assert "--enable-auto-tool-choice" in result.output
-    assert "5 x HTTP 400" in result.output  # the summary's most common reason, with its count
+    assert f"5 x HTTP {status}" in result.output  # the summary's most common reason, with its count
     assert "Traceback" not in result.output
     recs = read_jsonl(out / "predictions.jsonl", PredictionRecord)
     assert len(recs) == 5 and all(r.prediction.error_kind == "infra" for r in recs)

@@ -54,14 +54,16 @@ class Endpoint:
 class EndpointPool:
     """Least-outstanding-requests balancing with per-endpoint health over ``urls``."""
 
-    def __init__(self, urls: list[str], *, limit: int, headers: dict[str, str]) -> None:
+    def __init__(self, urls: list[str], *, limit: int, headers: dict[str, str], trust_env: bool = True) -> None:
         if not urls:
             raise ValueError("no endpoint URL")
         self.endpoints: list[Endpoint] = []
         for url in urls:
             parts = urlsplit(url)
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            self.endpoints.append(Endpoint(url, path, HttpClient(url, limit=limit, headers=headers)))
+            self.endpoints.append(
+                Endpoint(url, path, HttpClient(url, limit=limit, headers=headers, trust_env=trust_env))
+            )
 
     def pick(self, now: float) -> Endpoint:
         eps = self.endpoints

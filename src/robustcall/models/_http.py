@@ -219,7 +219,9 @@ class _Connection(asyncio.Protocol):
 class HttpClient:
     """Requests to one origin (``scheme://host:port``) over a pool of at most ``limit`` connections."""
 
-    def __init__(self, base_url: str, *, limit: int = 8, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, base_url: str, *, limit: int = 8, headers: dict[str, str] | None = None, trust_env: bool = True
+    ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError(f"not an http(s) URL: {base_url!r}")
@@ -227,7 +229,7 @@ class HttpClient:
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self._ssl = ssl.create_default_context() if parts.scheme == "https" else None
         host_header = parts.netloc.rsplit("@", 1)[-1]
-        self._proxy = proxy_for(parts.scheme, self.host, self.port)
+        self._proxy = proxy_for(parts.scheme, self.host, self.port) if trust_env else None
         # through a proxy, a plain-http request names its whole URL (absolute form)
         self._target = f"http://{host_header}" if self._proxy is not None and self._ssl is None else ""
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())

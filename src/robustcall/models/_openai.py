@@ -103,6 +103,7 @@ class OpenAIChatModel:
         concurrency: int = DEFAULT_CONCURRENCY,
         api_key: str | None = None,
         name: str | None = None,
+        trust_env: bool = True,
     ) -> None:
         self.settings = settings or ModelSettings()
         self.model = model
@@ -115,7 +116,9 @@ class OpenAIChatModel:
         self.url = self.urls[0] if len(self.urls) == 1 else ",".join(self.urls)
         self.concurrency = max(1, concurrency)
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        for url in self.urls:
+        self._trust_env = trust_env
+        """Whether the environment's proxy variables apply (not for our own llama-server on 127.0.0.1)."""
+        for url in self.urls if trust_env else ():
             parts = urlsplit(url)
             proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here
         self._pool: EndpointPool | None = None
@@ -125,7 +128,7 @@ class OpenAIChatModel:
             headers = {"Content-Type": "application/json"}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
-            self._pool = EndpointPool(self.urls, limit=self.concurrency, headers=headers)
+            self._pool = EndpointPool(self.urls, limit=self.concurrency, headers=headers, trust_env=self._trust_env)
         return self._pool
 
     async def post(self, payload: bytes) -> HttpResponse:

@@ -15,7 +15,7 @@ def fmt(e: Estimate, *, signed: bool = False, negate: bool = False) -> str:
     """``0.643 ± 0.065`` (3 decimals, values in [0, 1] as in the paper); ``—`` when undefined."""
     if e.value is None:
         return "—"
-    v = (-e.value if negate else e.value) + 0.0  # + 0.0 turns -0.0 into 0.0
+    v = round(-e.value if negate else e.value, 3) + 0.0  # as ``frac``: -0.0004 reads 0.000, never -0.000
     text = f"{v:+.3f}" if signed else f"{v:.3f}"
     return f"{text} ± {e.ci95:.3f}" if e.ci95 is not None else text
 
@@ -145,7 +145,7 @@ def beyond_table(runs: list[RunResult]) -> Table | None:
         for t in types:
             cell, drop = cells.get(t.code), summary.beyond_drop_by_type.get(t.code) if summary else None
             row.append(
-                f"{_pct_cell(cell.accuracy, cell.ci95)} ({-drop + 0.0:+.3f})"
+                f"{_pct_cell(cell.accuracy, cell.ci95)} ({round(-drop, 3) + 0.0:+.3f})"
                 if cell and cell.accuracy is not None and drop is not None
                 else "—"
             )

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from robustcall.core import JsonlError, Message, Sample, ToolCall, seeded_rng, validate_line
-from robustcall.models import ChatModel
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._mutate import mutate
 from robustcall.rewards._output import calls_text, output_calls
@@ -155,7 +155,7 @@ async def draw_pool(
     per_generator: int,
     temperature: float,
     seed: int,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     stats: BuildStats | None = None,
     max_tokens: int | None = 256,
 ) -> dict[str, list[tuple[str, str]]]:

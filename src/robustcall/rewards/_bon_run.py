@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from robustcall.core import Sample
-from robustcall.models import ChatModel
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.rewards._bestofn import IRRELEVANCE_ERROR, BonRecord, methods_of
 from robustcall.rewards._sampling import Draw, sample_outputs
 from robustcall.rewards._types import ERROR_TYPES
@@ -24,7 +24,7 @@ async def draw_all(
     n: int,
     temperature: float,
     seed: int,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     max_tokens: int | None = 256,
 ) -> list[tuple[Draw, list[Draw]]]:
     """Per sample: the greedy draw (T = 0) and ``n`` draws at ``temperature``, in sample order."""

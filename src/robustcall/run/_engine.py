@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import gc
 import os
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +29,7 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.formats import MAX_PARSE_CHARS
-from robustcall.models import ChatModel, backoff_lender
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel, backoff_lender
 from robustcall.run._answer import answer
 from robustcall.run._plan import WorkItem, record_key
 
@@ -95,7 +95,7 @@ async def run_items(
     model: ChatModel,
     out_dir: Path,
     *,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     resume: bool = False,
     fsync: bool = False,
     on_record: Callable[[Prediction], None] | None = None,
@@ -145,30 +145,25 @@ async def run_items(
         cleanup.callback(flush)  # runs before the appender closes (last in, first out)
 
         # Places: ``concurrency`` items in progress at once. A request waiting out a retry backoff
-        # lends its place (``backoff_lender``): a new worker takes the next item meanwhile, and the
-        # waiting request queues for a place again when its wait is over; workers hand their place
-        # to a queued retry before they take a new item. So retries never hold places idle.
-        queued: deque[asyncio.Future[None]] = deque()  # retries whose wait is over, wanting a place
+        # lends its place (``backoff_lender``): a new worker takes the next item meanwhile. When the
+        # wait is over the request goes on at once (it never waits for a place: the model may hold
+        # something the borrowing worker waits for, as the local model's slot does), taking an idle
+        # place if there is one, else the next worker to finish a record retires. So retries never
+        # hold places idle, and the places in use come back to ``concurrency`` as records end.
         idle_places = 0  # places nobody holds (workers that ran out of items)
+        owed = 0  # places taken back by retries done waiting, to be given up by workers
         tasks: set[asyncio.Task[None]] = set()
 
-        def to_queued() -> bool:
-            """Give this place to the first retry queued for one; False when none waits."""
-            while queued:
-                fut = queued.popleft()
-                if not fut.done():
-                    fut.set_result(None)
-                    return True
-            return False
-
-        def hand_over_place() -> None:
-            nonlocal idle_places
-            if not to_queued():
+        def give_up_place() -> None:
+            nonlocal idle_places, owed
+            if owed:
+                owed -= 1
+            else:
                 idle_places += 1
 
         @contextlib.asynccontextmanager
         async def lend() -> AsyncIterator[None]:
-            nonlocal idle_places
+            nonlocal idle_places, owed
             spawn()
             try:
                 yield
@@ -176,14 +171,7 @@ async def run_items(
                 if idle_places > 0:
                     idle_places -= 1
                 else:
-                    fut = loop.create_future()
-                    queued.append(fut)
-                    try:
-                        await fut
-                    except BaseException:  # cancelled while queued: pass on a place handed to us
-                        if fut.done() and not fut.cancelled():
-                            hand_over_place()
-                        raise
+                    owed += 1
 
         async def worker() -> None:
             nonlocal last_reason, in_a_row
@@ -219,12 +207,13 @@ async def run_items(
                         last_reason, in_a_row = None, 0
                     if on_record is not None:
                         on_record(pred)
-                    if queued and to_queued():  # our place went to a retry done waiting: it goes first
+                    if owed:  # a retry done waiting took our place: retire
+                        give_up_place()
                         return
             except BaseException:
-                hand_over_place()
+                give_up_place()
                 raise
-            hand_over_place()  # out of items
+            give_up_place()  # out of items
 
         def spawn() -> None:
             task = loop.create_task(worker())

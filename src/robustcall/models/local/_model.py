@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 from robustcall.models._openai import OpenAIChatModel
-from robustcall.models._settings import ModelSettings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
 from robustcall.models.local._artifacts import MODEL_FILE, TEMPLATE, LocalStatus, check
 from robustcall.models.local._server import LlamaServer
 from robustcall.models.local._setup import cpu_count
@@ -20,20 +21,42 @@ LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
 
 
-def free_threads(cpus: int | None = None, load: float | None = None) -> int:
-    """Threads for llama-server: the CPUs not already busy (the 1-minute load average), at least one.
+def free_threads(cpus: int | None = None, busy: float | None = None) -> int:
+    """Threads for llama-server: the CPUs not busy right now, at least one.
 
-    llama.cpp's threads meet at a barrier after every operation, so a thread without a core of
-    its own stalls the others: on 2 cores under a load of 14, 2 threads generated 0.3-0.6 tokens/s
-    and 1 thread 5-8 (benchmarks/local_threads.py). The thread count does not change the output.
+    ``busy``: CPUs' worth of work other processes are doing, by default measured over 0.3 s from
+    ``/proc/stat`` (the 1-minute load average where that file is missing). Measured now rather than
+    averaged, so that the benchmark build this process just finished does not count. llama.cpp's
+    threads meet at a barrier after every operation, so a thread without a core of its own stalls
+    the others: on 2 cores under a load of 14, 2 threads generated 0.3-0.6 tokens/s and 1 thread 5-8
+    (benchmarks/local_threads.py). The thread count does not change the output.
     """
     cpus = cpus or cpu_count()
-    if load is None:
+    if busy is None:
+        busy = _busy_cpus()
+    return max(1, min(cpus, round(cpus - busy)))
+
+
+def _busy_cpus(window_s: float = 0.3) -> float:
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+
+    try:
+        total0, idle0 = sample()
+        time.sleep(window_s)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
         try:
-            load = os.getloadavg()[0]
+            return os.getloadavg()[0]
         except (AttributeError, OSError):  # not on Unix
-            load = 0.0
-    return max(1, min(cpus, cpus - int(load)))
+            return 0.0
+    total = total1 - total0
+    if total <= 0:
+        return 0.0
+    return cpu_count() * (1.0 - (idle1 - idle0) / total)
 
 
 class LocalModelNotReady(NotReadyError):
@@ -54,7 +77,7 @@ class LocalModel:
         settings: ModelSettings | None = None,
         *,
         mode: Mode | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         root: Path | None = None,
         threads: int | None = None,
         ctx_size: int = 8192,
@@ -117,6 +140,7 @@ class LocalModel:
                     concurrency=self.concurrency,
                     api_key="",
                     name=self.name,
+                    trust_env=False,  # our own server on 127.0.0.1: never via a proxy
                 )
             return self._client
 

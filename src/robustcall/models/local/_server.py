@@ -156,7 +156,7 @@ class LlamaServer:
     async def _wait_healthy(self) -> bool:
         """Poll ``/health`` until 200; False when the process exited first (e.g. port taken)."""
         deadline = time.monotonic() + self.startup_timeout_s
-        client = HttpClient(self.base_url, limit=1)
+        client = HttpClient(self.base_url, limit=1, trust_env=False)  # our own server: never via a proxy
         try:
             while time.monotonic() < deadline:
                 if not self.running:
