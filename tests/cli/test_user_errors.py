@@ -192,3 +192,10 @@ def test_the_installed_command_prints_no_traceback(bench: Path, tmp_path: Path) 
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith("error: unknown scripted policy 'nope'") and done.stderr.count("\n") == 1
+
+
+def test_a_bad_line_in_a_bench_file_names_file_and_line(bench: Path, tmp_path: Path) -> None:
+    with open(bench / "clean.jsonl", "a") as fh:
+        fh.write('{"id": "x"\n')
+    _refused(_run(bench, tmp_path / "r", "--model", "scripted:oracle"), code=1, says="clean.jsonl:3: invalid JSON")
+    _refused(_run(bench / "clean.jsonl", tmp_path / "r"), code=1, says="a file, not a benchmark folder")

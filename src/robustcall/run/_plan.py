@@ -36,7 +36,8 @@ def bench_digest(bench_dir: Path) -> str:
     ``robustcall build`` output)."""
     manifest = bench_dir / MANIFEST
     if not bench_dir.is_dir():
-        raise MissingInputError(f"{bench_dir}: no such benchmark folder; make one with `robustcall build --out`")
+        what = "a file, not a benchmark folder" if bench_dir.exists() else "no such benchmark folder"
+        raise MissingInputError(f"{bench_dir}: {what}; make one with `robustcall build --out`")
     if not manifest.is_file():
         raise MissingInputError(
             f"{bench_dir} has no {MANIFEST}: not a finished `robustcall build` output (build it again)"
