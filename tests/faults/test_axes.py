@@ -205,3 +205,13 @@ def test_ghost_calls_in_episodes_are_split_by_kind() -> None:
     )
     counts = ghost_calls_in_trajectories([*trajs, sibling])
     assert (counts.calls, counts.near_miss, counts.sibling, counts.invented) == (3, 1, 1, 1)
+
+
+def test_a_broken_profile_file_is_one_line_naming_file_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "p.yaml"
+    bad.write_text("name: x\nfaults: {http_500: 1\n")
+    args = ["faults", "run", "--env", "maze", "--model", "scripted:oracle", "--profile", str(bad)]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert f"{bad}:3:1: not valid YAML" in result.output
+    assert len([line for line in result.output.splitlines() if line.strip()]) <= 3

@@ -27,7 +27,6 @@ injects at call 0 only). ``sticky: true`` makes permanent faults stick without a
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from robustcall.core import InputError, MissingInputError
+from robustcall.core import InputError, MissingInputError, load_config_file
 from robustcall.faults._types import FAULT_TYPES, FaultClass, FaultType
 
 
@@ -136,18 +135,16 @@ BUILTIN_PROFILES = ("default", "execution", "semantic", "nonstationary", "transi
 def load_profile(spec: str | Path) -> FaultProfile:
     """A profile from a YAML/JSON file, or a built-in by name (``default``, ``execution``, ...)."""
     path = Path(spec)
+    data: Any
     if path.is_file():
-        text = path.read_text(encoding="utf-8")
+        data = load_config_file(path)  # one-line errors naming file, line and column
         where = str(path)
     elif str(spec) in BUILTIN_PROFILES:
         text = resources.files("robustcall.faults").joinpath(f"profiles/{spec}.yaml").read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
         where = f"built-in profile {spec}"
     else:
         raise MissingInputError(f"no profile file {spec!r}; built-in profiles: {', '.join(BUILTIN_PROFILES)}")
-    try:
-        data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"{where}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: a profile is a mapping with at least `faults`")
     try:
