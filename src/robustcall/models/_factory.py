@@ -20,6 +20,12 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where ``openai/<model>`` goes with neither ``--base-url`` nor ``OPENAI_BASE_URL`` (the SDK's default)."""
 
 
+LOCAL_DEFAULTS: dict[str, float] = {"first_byte_timeout_s": 0.0}
+"""The embedded model answers a non-streamed completion only once the whole generation is done, on
+a CPU: its first byte is its last, so only the total ``timeout_s`` bounds it (a settings file may say
+otherwise)."""
+
+
 def _http_url(url: str, spec: str) -> str:
     for part in split_urls(url) or [url]:
         if not part.startswith(("http://", "https://")):
@@ -95,7 +101,8 @@ def make_model(
     if kind == "local":
         from robustcall.models.local import LocalModel
 
-        return LocalModel(load_settings(settings_file, "local"), mode=mode, concurrency=concurrency, gguf=rest or None)
+        settings = load_settings(settings_file, "local", LOCAL_DEFAULTS)
+        return LocalModel(settings, mode=mode, concurrency=concurrency, gguf=rest or None)
     if kind == "replay" and rest:
         return ReplayModel(Path(rest), mode=mode or "prompt")
     if kind == "scripted" and rest:

@@ -100,21 +100,21 @@ def _coerce(path: Path, model: str, raw: dict[str, Any]) -> ModelSettings:
     return ModelSettings(**kwargs)
 
 
-def load_settings(path: Path | None, model: str) -> ModelSettings:
+def load_settings(path: Path | None, model: str, defaults: dict[str, Any] | None = None) -> ModelSettings:
     """Settings for ``model`` from ``path`` (YAML or JSON ``{model_name: {temperature, ...}}``).
 
     A ``default`` entry, when present, applies to every model and the model's own entry overrides
     it. No file, or a model not listed, gives the Table 15 defaults. An unknown setting in any
-    entry raises ``SettingsError`` naming it.
+    entry raises ``SettingsError`` naming it. ``defaults``: a backend's own defaults, under the file's.
     """
     if path is None:
-        return ModelSettings()
+        return ModelSettings(**(defaults or {}))
     data = _read(path)
     for key, entry in data.items():  # every entry is checked: a typo is an error whichever model runs
         if entry is not None and not isinstance(entry, dict):
             raise SettingsError(f"{path}: entry {key!r} must be a mapping, got {type(entry).__name__}")
         _coerce(path, str(key), entry or {})
-    merged: dict[str, Any] = {}
+    merged: dict[str, Any] = dict(defaults or {})
     for key in ("default", model):
         merged.update(data.get(key) or {})
     return _coerce(path, model, merged)
