@@ -50,6 +50,21 @@ def summary_table(summary: Summary, title: str = "") -> Table:
             frac(type_drop) if type_drop is not None else "",
             str(cell.infra_errors),
         )
+    if summary.beyond_by_type:  # Appendix N's axes, apart: none of the numbers above includes them
+        table.add_section()
+        for code, cell in summary.beyond_by_type.items():
+            drop = summary.beyond_drop_by_type.get(code)
+            name = f"beyond: {TYPES[code].display} ({code})"
+            table.add_row(name, str(cell.n), _acc(cell), frac(drop) if drop is not None else "", str(cell.infra_errors))
+        if summary.attack_success is not None:
+            attack = summary.attack_success
+            table.add_row("beyond: injection attack success ↓", str(attack.n), _acc(attack), "", "")
+    if summary.ghost_calls is not None and summary.ghost_calls.calls:
+        g = summary.ghost_calls
+        table.caption = (
+            f"{table.caption}; ghost calls (unlisted tools): {g.ghost} of {g.calls} "
+            f"({g.near_miss} near miss, {g.sibling} sibling, {g.invented} invented)"
+        )
     return table
 
 
