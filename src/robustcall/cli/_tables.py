@@ -53,9 +53,10 @@ def summary_table(summary: Summary, title: str = "") -> Table:
     if summary.beyond_by_type:  # Appendix N's axes, apart: none of the numbers above includes them
         table.add_section()
         for code, cell in summary.beyond_by_type.items():
-            drop = summary.beyond_drop_by_type.get(code)
+            beyond_drop = summary.beyond_drop_by_type.get(code)
+            shown = frac(beyond_drop) if beyond_drop is not None else ""
             name = f"beyond: {TYPES[code].display} ({code})"
-            table.add_row(name, str(cell.n), _acc(cell), frac(drop) if drop is not None else "", str(cell.infra_errors))
+            table.add_row(name, str(cell.n), _acc(cell), shown, str(cell.infra_errors))
         if summary.attack_success is not None:
             attack = summary.attack_success
             table.add_row("beyond: injection attack success ↓", str(attack.n), _acc(attack), "", "")
