@@ -215,3 +215,16 @@ def test_a_broken_profile_file_is_one_line_naming_file_line_and_column(tmp_path:
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert f"{bad}:3:1: not valid YAML" in result.output
     assert len([line for line in result.output.splitlines() if line.strip()]) <= 3
+
+
+def test_an_unlisted_tool_is_left_to_the_environment_not_to_the_prerequisite() -> None:
+    class Strict(Store):
+        def step(self, call: ToolCall) -> EnvStep:
+            if call.name not in {t.name for t in TOOLS}:
+                return EnvStep(observation=f"unknown action {call.name}", error=True)
+            return super().step(call)
+
+    env = AxisEnv(Strict(), ["prerequisite"])
+    env.reset("5")
+    out = env.step(ToolCall(name="Tool name"))
+    assert out.observation == "unknown action Tool name" and out.fault is None

@@ -201,7 +201,7 @@ class AxisEnv:
             if call.name == PREREQUISITE_TOOL.name:
                 self._authenticated = True
                 return AxisStep(observation=PREREQUISITE_OK)
-            if not self._authenticated and not is_read(call):
+            if not self._authenticated and call.name in self._tools and not is_read(call):  # unknown: the env says so
                 template = getattr(self.env, "prerequisite_message", PREREQUISITE_MESSAGES.get(self.name))
                 text = str(template or PREREQUISITE_DEFAULT).format(tool=call.name)
                 return AxisStep(observation=text, error=True, fault=self._fault("prerequisite", call, text))
