@@ -9,7 +9,7 @@ from shop_env import ShopEnv
 
 from robustcall.core import Trajectory
 from robustcall.faults import FaultyEnv, load_profile
-from robustcall.faults._bench import TRAJECTORIES, read_trajectories, run_faults
+from robustcall.faults._fault_run import TRAJECTORIES, read_trajectories, run_faults
 
 
 async def _episode(env: FaultyEnv, task: str, seed: int) -> Trajectory:

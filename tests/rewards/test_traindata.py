@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolCall, ToolSpec
 from robustcall.rewards import calls_text, obfuscate
-from robustcall.rewards._bench import is_correct
+from robustcall.rewards._rewardbench import is_correct
 from robustcall.score import SampleScorer
 
 SAMPLE = Sample(

@@ -16,7 +16,7 @@ from robustcall.models._settings import DEFAULT_CONCURRENCY
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
     from robustcall.faults import FaultyEnv
-    from robustcall.faults._bench import FaultRunStats
+    from robustcall.faults._fault_run import FaultRunStats
     from robustcall.models import Mode
 
 console = Console(stderr=True)
@@ -111,7 +111,7 @@ def _execute(
     axis: str | None = None,
 ) -> None:
     from robustcall.faults import load_profile, parse_axes, with_axes
-    from robustcall.faults._bench import load_env, run_faults
+    from robustcall.faults._fault_run import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import ChatModel, make_model
     from robustcall.run._episode import PROMPT_VARIANTS, run_episode
@@ -193,7 +193,7 @@ def _execute(
 
 def _print_injection_rates(out: Path) -> None:
     """δ beside the effective injection rate of every δ in the run directory."""
-    from robustcall.faults._bench import read_trajectories
+    from robustcall.faults._fault_run import read_trajectories
     from robustcall.metrics import injection_counts
 
     by_delta: dict[float, list[Trajectory]] = {}
@@ -330,7 +330,7 @@ def export_sft(
 
     from robustcall.core import write_jsonl
     from robustcall.faults import FaultProfile
-    from robustcall.faults._bench import RUN_META, load_env, read_trajectories
+    from robustcall.faults._fault_run import RUN_META, load_env, read_trajectories
     from robustcall.faults._sft import RecoveryExample, recovery_examples
 
     examples: list[RecoveryExample] = []
@@ -413,7 +413,7 @@ def report(
 ) -> None:
     """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes);
     with --out also report.md, report.json and each table as CSV and LaTeX."""
-    from robustcall.faults._bench import read_trajectories
+    from robustcall.faults._fault_run import read_trajectories
     from robustcall.metrics._fault_report import fault_report
     from robustcall.report._fault_tables import fault_tables, report_markdown
 

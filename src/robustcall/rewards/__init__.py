@@ -1,7 +1,6 @@
 """Reward models and rewards for tool calls: FC-RewardBench, RM / judge scorers, Best-of-n,
 filtering, and the RL rewards (R_schema, R_ToolRL, R_ToolRM, format)."""
 
-from robustcall.rewards._bench import BuildStats, assemble, draw_pool, read_pairs
 from robustcall.rewards._bestofn import (
     IRRELEVANCE_ERROR,
     BonRecord,
@@ -21,6 +20,7 @@ from robustcall.rewards._mutate import MUTATORS, mutate
 from robustcall.rewards._output import calls_text, output_calls
 from robustcall.rewards._prompts import JUDGE_PROMPT, TOOLRM_SYSTEM, judge_prompt, toolrm_messages
 from robustcall.rewards._reward import SCORER_HELP, load_scorer, to_toolrm_range, toolrm_reward
+from robustcall.rewards._rewardbench import BuildStats, assemble, draw_pool, read_pairs
 from robustcall.rewards._schema import schema_reward, schema_violations
 from robustcall.rewards._scorers import BfclScorer, OutputScorer, SchemaScorer
 from robustcall.rewards._toolrl import toolrl_correctness_reward, toolrl_format_reward, toolrl_reward

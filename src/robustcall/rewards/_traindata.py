@@ -5,7 +5,7 @@ alphanumeric string (7-12 characters, seeded per sample, consistent across the c
 calls and any assistant calls in the conversation; whole-word mentions of function names in the
 conversation text are replaced too), and the keys of every tool schema are reordered (the tool's
 top-level keys, the parameter object's keys and the order of its properties). Pairs are then drawn
-exactly as the benchmark's (:func:`robustcall.rewards._bench.assemble`), so the training data and
+exactly as the benchmark's (:func:`robustcall.rewards._rewardbench.assemble`), so the training data and
 FC-RewardBench share one definition of "incorrect" and of the error types.
 """
 

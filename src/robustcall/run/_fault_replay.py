@@ -13,8 +13,8 @@ from pathlib import Path
 
 from robustcall.core import Trajectory
 from robustcall.faults import with_axes
-from robustcall.faults._bench import RUN_META, TRAJECTORIES, episode_id, load_env, read_trajectories, run_faults
 from robustcall.faults._env import FaultyEnv
+from robustcall.faults._fault_run import RUN_META, TRAJECTORIES, episode_id, load_env, read_trajectories, run_faults
 from robustcall.faults._profile import FaultProfile
 from robustcall.models import Mode, ModelRequest, ModelResponse
 from robustcall.run._episode import run_episode

@@ -1,7 +1,7 @@
 """The leaderboard service: upload predictions, score them server-side, rank and show them."""
 
 from robustcall.web._app import Limits, create_app
-from robustcall.web._bench import BenchIndex
+from robustcall.web._bench_index import BenchIndex
 from robustcall.web._guard import RateLimiter, TokenBook, TokenError
 from robustcall.web._store import Store, StoreError, Submission
 from robustcall.web._upload import UploadError, parse_upload, score_upload

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from robustcall.core import TAXONOMY, TYPES, dump_record
 from robustcall.metrics import Summary, frac, heat_text
-from robustcall.web._bench import BenchIndex
+from robustcall.web._bench_index import BenchIndex
 from robustcall.web._guard import BodyLimit, RateLimiter, TokenBook
 from robustcall.web._store import MAX_ID, NameTaken, NewSubmission, StorageFull, Store, Submission
 from robustcall.web._upload import UploadError, score_upload

@@ -21,7 +21,7 @@ from robustcall.core import Prediction, PredictionRecord, Verdict
 from robustcall.formats import calls_refusal
 from robustcall.metrics import Summary, summarize
 from robustcall.score import score_records
-from robustcall.web._bench import BenchIndex
+from robustcall.web._bench_index import BenchIndex
 
 MAX_ERRORS = 20
 """Problems listed in one rejection message (the count of the rest is given)."""
