@@ -10,35 +10,17 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec, write_jsonl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
+from mock_openai import write_capital_bench
 
 runner = CliRunner()
-
-
-def _sample(i: int) -> Sample:
-    tool = ToolSpec(
-        name=f"capital_{i}",
-        description="Capital of a country.",
-        parameters={"type": "dict", "properties": {"country": {"type": "string"}}, "required": ["country"]},
-    )
-    return Sample(
-        id=f"bfcl_v3__BFCL_v3_simple__simple_{i}",
-        benchmark="bfcl_v3",
-        category="simple",
-        source=SourceInfo(original_id=f"simple_{i}", benchmark="bfcl_v3", file="BFCL_v3_simple.json"),
-        conversation=[Message(role="user", content=f"Capital of country {i}?")],
-        tools=[tool],
-        golden_answers=[GoldenAnswer(name=tool.name, parameters={"country": f"C{i}"})],
-        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
-    )
 
 
 @pytest.fixture()
 def bench(tmp_path: Path) -> Path:
     d = tmp_path / "bench"
-    write_jsonl(d / "clean.jsonl", [_sample(0), _sample(1)])
-    (d / "manifest.json").write_text('{"counts": {"clean": 2}}\n')
-    return d
+    return write_capital_bench(d, 2)
 
 
 def _run(bench: Path, out: Path, *extra: str) -> list[str]:

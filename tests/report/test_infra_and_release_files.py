@@ -12,38 +12,17 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec, write_jsonl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
-from mock_openai import Reply, completion, serve_chat
+from mock_openai import Reply, capital_sample, completion, serve_chat, write_capital_bench
 
 runner = CliRunner()
-
-
-def _sample(i: int) -> Sample:
-    tool = ToolSpec(
-        name=f"capital_{i}",
-        description="Capital of a country.",
-        parameters={"type": "dict", "properties": {"country": {"type": "string"}}, "required": ["country"]},
-    )
-    return Sample(
-        id=f"bfcl_v3__BFCL_v3_simple__simple_{i}",
-        benchmark="bfcl_v3",
-        category="simple",
-        source=SourceInfo(original_id=f"simple_{i}", benchmark="bfcl_v3", file="BFCL_v3_simple.json"),
-        conversation=[Message(role="user", content=f"Capital of country {i}?")],
-        tools=[tool],
-        golden_answers=[GoldenAnswer(name=tool.name, parameters={"country": f"C{i}"})],
-        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
-    )
 
 
 @pytest.fixture()
 def bench(tmp_path: Path) -> Path:
     d = tmp_path / "bench"
-    write_jsonl(d / "clean.jsonl", [_sample(i) for i in range(6)])
-    (d / "manifest.json").write_text('{"counts": {"clean": 6}}\n')
-    return d
+    return write_capital_bench(d, 6)
 
 
 def _ok(*args: str) -> str:
@@ -89,7 +68,10 @@ def test_replay_reads_null_tool_calls_as_not_given(bench: Path, tmp_path: Path) 
     release = _release_file(
         tmp_path,
         [
-            {"id": _sample(i).id, "prediction": {"raw_output": f"[capital_{i}(country='C{i}')]", "tool_calls": None}}
+            {
+                "id": capital_sample(i).id,
+                "prediction": {"raw_output": f"[capital_{i}(country='C{i}')]", "tool_calls": None},
+            }
             for i in range(6)
         ],
     )
@@ -108,5 +90,5 @@ def test_score_refuses_a_record_given_twice(bench: Path, tmp_path: Path) -> None
     preds.write_text("\n".join([*lines, lines[1]]) + "\n")
     result = runner.invoke(app, ["score", str(run)])
     assert result.exit_code == 1, result.output
-    assert f"predictions.jsonl:7: duplicate record {_sample(1).id!r} (clean), first on line 2" in result.output
+    assert f"predictions.jsonl:7: duplicate record {capital_sample(1).id!r} (clean), first on line 2" in result.output
     assert "Traceback" not in result.output

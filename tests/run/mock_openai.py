@@ -10,9 +10,12 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+
+from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec, write_jsonl
 
 
 def free_port() -> int:
@@ -97,3 +100,29 @@ if __name__ == "__main__":  # serve for a subprocess test: python mock_openai.py
         with open(sys.argv[1], "w") as fh:
             fh.write(url)
         time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 120)
+
+
+def capital_sample(i: int) -> Sample:
+    """A one-call BFCL-shaped sample (``capital_<i>(country="C<i>")``) for the run and CLI tests."""
+    tool = ToolSpec(
+        name=f"capital_{i}",
+        description="Capital of a country.",
+        parameters={"type": "dict", "properties": {"country": {"type": "string"}}, "required": ["country"]},
+    )
+    return Sample(
+        id=f"bfcl_v3__BFCL_v3_simple__simple_{i}",
+        benchmark="bfcl_v3",
+        category="simple",
+        source=SourceInfo(original_id=f"simple_{i}", benchmark="bfcl_v3", file="BFCL_v3_simple.json"),
+        conversation=[Message(role="user", content=f"Capital of country {i}?")],
+        tools=[tool],
+        golden_answers=[GoldenAnswer(name=tool.name, parameters={"country": f"C{i}"})],
+        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
+    )
+
+
+def write_capital_bench(d: Path, n: int) -> Path:
+    """A built-benchmark folder of ``n`` clean capital samples (``clean.jsonl`` and a manifest)."""
+    write_jsonl(d / "clean.jsonl", [capital_sample(i) for i in range(n)])
+    (d / "manifest.json").write_text(f'{{"counts": {{"clean": {n}}}}}\n')
+    return d

@@ -8,50 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mock_openai import Reply, completion, serve_chat
+from mock_openai import Reply, completion, serve_chat, write_capital_bench
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
 from robustcall.core import (
-    EvalConfig,
-    GoldenAnswer,
-    Message,
     PredictionRecord,
-    Sample,
-    SourceInfo,
-    ToolSpec,
     read_jsonl,
-    write_jsonl,
 )
 
 runner = CliRunner()
 VLLM_400 = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 
 
-def _sample(i: int) -> Sample:
-    tool = ToolSpec(
-        name=f"capital_{i}",
-        description="Capital of a country.",
-        parameters={"type": "dict", "properties": {"country": {"type": "string"}}, "required": ["country"]},
-    )
-    return Sample(
-        id=f"bfcl_v3__BFCL_v3_simple__simple_{i}",
-        benchmark="bfcl_v3",
-        category="simple",
-        source=SourceInfo(original_id=f"simple_{i}", benchmark="bfcl_v3", file="BFCL_v3_simple.json"),
-        conversation=[Message(role="user", content=f"Capital of country {i}?")],
-        tools=[tool],
-        golden_answers=[GoldenAnswer(name=tool.name, parameters={"country": f"C{i}"})],
-        eval_config=EvalConfig(method="bfcl_ast", output_format="bfcl"),
-    )
-
-
 @pytest.fixture()
 def bench(tmp_path: Path) -> Path:
     d = tmp_path / "bench"
-    write_jsonl(d / "clean.jsonl", [_sample(i) for i in range(8)])
-    (d / "manifest.json").write_text('{"counts": {"clean": 8}}\n')
-    return d
+    return write_capital_bench(d, 8)
 
 
 def _run(bench: Path, out: Path, url: str, *extra: str) -> Any:
