@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,17 +20,10 @@ from robustcall.perturb.beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
 from robustcall.run import answer, clean_id_of
 from robustcall.score import injection_followed, score_records
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
+from test_oracle_every_source import BFCL_GOLD_FAULTS  # the one list, with reasons
+
 SOURCES = ["bfcl", "apibank", "rotbench", "toolalpaca", "tooleyes"]
-# BFCL items whose own gold contradicts their schema (tests/run/test_oracle_every_source.py)
-BFCL_GOLD_FAULTS = {
-    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_507-149-4",
-    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_862-181-3",
-    "bfcl_v3__BFCL_v3_live_multiple__live_multiple_964-207-0",
-    "bfcl_v3__BFCL_v3_live_simple__live_simple_106-63-0",
-    "bfcl_v3__BFCL_v3_live_simple__live_simple_112-68-0",
-    "bfcl_v3__BFCL_v3_parallel_multiple__parallel_multiple_12",
-    "bfcl_v3__BFCL_v3_parallel_multiple__parallel_multiple_26",
-}
 
 
 @pytest.fixture(scope="module")
