@@ -4,7 +4,6 @@ in every command."""
 from __future__ import annotations
 
 import dataclasses
-
 from typing import Any
 
 import typer
