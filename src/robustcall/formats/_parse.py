@@ -172,12 +172,13 @@ def read_tool_calls_shared(
     name keys). So a text read by a fast reader, or one with neither ``(`` nor ``{``, reads the same
     under any tool list; anything else is said to depend on it.
     """
-    if len(text) <= MAX_PARSE_CHARS and text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
-        # within the bounds (refusal(text) is None), and no value nests deeper than MAX_NESTING
+    # within the bounds (what refusal(text) checks first), and no value nests deeper than MAX_NESTING
+    shallow = len(text) <= MAX_PARSE_CHARS and text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING
+    if shallow:
         canonical = canonical_calls(text, fmt)
         if canonical is not None:
             return canonical[0], True  # read by name keys only: no tool list reaches them
-    if fmt == "bfcl" and refusal(text) is None:
+    if fmt == "bfcl" and (shallow or refusal(text) is None):
         try:
             got = _fast_bfcl(text)
         except READ_ERRORS:  # parse_tool_calls says why

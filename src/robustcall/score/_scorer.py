@@ -117,6 +117,19 @@ class Scored(NamedTuple):
 
 
 PASSED = Scored(True, 1.0)
+_FAILED: dict[tuple[ErrorMode, str], Scored] = {}
+"""The BFCL checker's failed verdicts by (error mode, error type): few distinct ones, each built once
+(building a named tuple runs Python-level code; a verdict is immutable, so one object serves all)."""
+
+
+def _failed(mode: ErrorMode, err: str) -> Scored:
+    key = (mode, err)
+    got = _FAILED.get(key)
+    if got is None:
+        if len(_FAILED) >= 4096:  # error types are a fixed set; never let odd ones pile up
+            _FAILED.clear()
+        got = _FAILED[key] = Scored(False, 0.0, mode, err)
+    return got
 
 
 class SampleScorer:
@@ -156,7 +169,7 @@ class SampleScorer:
             err = self._checker.check(calls)
             if err is None:
                 return PASSED
-            return Scored(False, 0.0, self._modes.classify(raw, calls), err)
+            return _failed(self._modes.classify(raw, calls), err)
         if tool_calls is None:
             tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]
         judged = SCORERS[self.method](self.sample, tool_calls)
