@@ -20,7 +20,6 @@ from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
     Judgement,
     alternatives,
-    golden_mode,
     score_apibank,
     score_exact,
     score_rotbench,
@@ -142,7 +141,8 @@ class SampleScorer:
         self.sample = sample
         self.method = sample.eval_config.method
         self.fmt: OutputFormat = fmt or sample_format(sample)
-        golden_mode(sample)  # a mode this method does not read is an error, never a fallback
+        # alternatives() reads golden_mode: a mode this method does not read is an error, never a fallback
+        alt = alternatives(sample)
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
             self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
@@ -152,7 +152,7 @@ class SampleScorer:
         else:
             names = [g.name for g in sample.golden_answers]
         self._modes = ErrorModes(
-            names, sample.perturbation.mdp_category, alternatives=alternatives(sample), distractors=distractors(sample)
+            names, sample.perturbation.mdp_category, alternatives=alt, distractors=distractors(sample)
         )
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
