@@ -181,13 +181,12 @@ def read_tool_calls_shared(
                 flat = None
             if flat is not None:
                 return flat, True
-        # no value nests deeper than the text has openers (what refusal(text) checks next)
-        shallow = text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING
-        if shallow:
-            canonical = canonical_calls(text, fmt)
-            if canonical is not None:
-                return canonical[0], True  # read by name keys only: no tool list reaches them
-        if s is not None and (shallow or refusal(text) is None):
+        canonical = canonical_calls(text, fmt)
+        # a canonical text's brackets are its JSON's (strings aside), so it nests no deeper than it
+        # has [ and {: within the bounds, and so are its values
+        if canonical is not None and text.count("[") + text.count("{") <= MAX_NESTING:
+            return canonical[0], True  # read by name keys only: no tool list reaches them
+        if s is not None and refusal(text) is None:
             try:
                 got = _token_bfcl(s)
             except READ_ERRORS:
