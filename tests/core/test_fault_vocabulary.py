@@ -13,7 +13,7 @@ def test_faults_re_exports_the_core_vocabulary() -> None:
 
 
 def test_every_transition_type_is_a_fixed_message_fault_type() -> None:
-    assert core.TRANSITION_TYPES == tuple(core.TRANSITION_MESSAGES)
+    assert tuple(core.TRANSITION_MESSAGES) == core.TRANSITION_TYPES
     for code in core.TRANSITION_TYPES:
         ftype = core.fault_type(code)
         assert (ftype.message, ftype.effect, ftype.transient) == (core.TRANSITION_MESSAGES[code], "replace", True)
