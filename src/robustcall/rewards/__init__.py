@@ -7,12 +7,13 @@ from robustcall.rewards._bestofn import (
     canonical_sequence,
     judge_sample,
     majority_vote,
+    methods_of,
     rm_pick,
     schema_pick,
 )
-from robustcall.rewards._bon_run import accuracy_table, draw_all, error_table
+from robustcall.rewards._bon_run import draw_all
 from robustcall.rewards._errors import classify_error
-from robustcall.rewards._eval import PairwiseResult, comparison_table, evaluate
+from robustcall.rewards._eval import PairwiseResult, evaluate
 from robustcall.rewards._filter import keep_top, score_corpus, sft_row
 from robustcall.rewards._hf import HFClassifierScorer
 from robustcall.rewards._judge import JudgeScorer, PairVerdict, parse_verdict
@@ -64,16 +65,13 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "RMTrainConfig",
     "RewardPair",
     "SchemaScorer",
-    "accuracy_table",
     "assemble",
     "bradley_terry_loss",
     "calls_text",
     "canonical_sequence",
     "classify_error",
-    "comparison_table",
     "draw_all",
     "draw_pool",
-    "error_table",
     "evaluate",
     "judge_prompt",
     "judge_sample",
@@ -81,6 +79,7 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "load_base",
     "load_scorer",
     "majority_vote",
+    "methods_of",
     "mutate",
     "obfuscate",
     "output_calls",
