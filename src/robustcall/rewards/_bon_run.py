@@ -1,4 +1,5 @@
-"""Running Best-of-n: drawing from a generator (the tables are ``robustcall.report.bon_accuracy_table`` and ``bon_error_table``)."""
+"""Running Best-of-n: drawing from a generator (``robustcall.report`` makes its tables:
+``bon_accuracy_table``, ``bon_error_table``)."""
 
 from __future__ import annotations
 
