@@ -24,7 +24,8 @@ from typing import Any
 from robustcall.core import Prediction, PredictionRecord, Sample, ToolCall, read_checkpoint, write_jsonl
 from robustcall.formats import parse_tool_calls
 from robustcall.run import PREDICTIONS, record_key, write_meta
-from robustcall.sources._bfcl import BENCHMARK, BFCL_CATEGORIES, load_bfcl
+from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
+from robustcall.sources import BFCL_CATEGORIES, load_bfcl
 
 VERSION_PREFIX = "BFCL_v4"
 RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"

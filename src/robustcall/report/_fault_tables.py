@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from robustcall.core import FAULT_CLASS_DISPLAY, FAULT_CLASSES
-from robustcall.metrics import MODE_DISPLAY
-from robustcall.metrics._fault_report import FaultReport
+from robustcall.metrics import MODE_DISPLAY, FaultReport
 from robustcall.report._table import Table
 
 

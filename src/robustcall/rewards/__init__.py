@@ -34,7 +34,15 @@ from robustcall.rewards._reward import (
 from robustcall.rewards._rewardbench import BuildStats, assemble, draw_pool, read_pairs
 from robustcall.rewards._schema import schema_reward, schema_violations
 from robustcall.rewards._scorers import BfclScorer, OutputScorer, SchemaScorer
-from robustcall.rewards._toolrl import toolrl_correctness_reward, toolrl_format_reward, toolrl_reward
+from robustcall.rewards._toolrl import (
+    GoldenFormatError,
+    call_block_lines,
+    golden_calls,
+    read_calls,
+    toolrl_correctness_reward,
+    toolrl_format_reward,
+    toolrl_reward,
+)
 from robustcall.rewards._train import RMTrainConfig, bradley_terry_loss, load_base, pair_rows, train_reward_model
 from robustcall.rewards._traindata import obfuscate, shuffle_tool_keys
 from robustcall.rewards._types import ERROR_TYPES, TABLE1_COUNTS, ErrorType, RewardPair, table1_targets
@@ -45,6 +53,10 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "toolrl_correctness_reward",
     "toolrl_format_reward",
     "toolrl_reward",
+    "GoldenFormatError",
+    "call_block_lines",
+    "golden_calls",
+    "read_calls",
     # reward models, FC-RewardBench, Best-of-n, filtering (rm branch)
     "ERROR_TYPES",
     "IRRELEVANCE_ERROR",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import BEYOND_TYPES, MissingInputError, Sample
-from robustcall.perturb.build import MANIFEST
+from robustcall.perturb import MANIFEST
 from robustcall.run import ALL_TYPES, plan_work
 
 
