@@ -21,9 +21,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import Prediction, PredictionRecord, Sample, ToolCall, read_checkpoint, write_jsonl
+from robustcall.core import (
+    PREDICTIONS,
+    Prediction,
+    PredictionRecord,
+    RunMeta,
+    Sample,
+    ToolCall,
+    read_checkpoint,
+    record_key,
+    write_jsonl,
+)
 from robustcall.formats import parse_tool_calls
-from robustcall.run import PREDICTIONS, record_key, write_meta
 from robustcall.sources._bfcl import BENCHMARK, BFCL_CATEGORIES, load_bfcl
 
 VERSION_PREFIX = "BFCL_v4"
@@ -101,8 +110,9 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
             raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
         records[key] = rec
     write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
-    write_meta(out, {"bench": None, "model": model, "mode": None, "types": "clean", "limit": None,
-                     "imported_from": str(folder.resolve()), "format": "bfcl-results"})  # fmt: skip
+    meta = RunMeta(bench=None, model=model, mode=None, types="clean", limit=None,
+                   imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
+    meta.write(out)
     return len(records)
 
 

@@ -7,11 +7,10 @@ from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
 from robustcall.perturb._rewriter import Rewriter, guarded
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, PerturbContext
-from robustcall.perturb.build import MANIFEST, build_benchmark, perturb_all, static_types
+from robustcall.perturb.build import build_benchmark, perturb_all, static_types
 from robustcall.perturb.reward import abbreviate
 
 __all__ = [
-    "MANIFEST",
     "REGISTRY",
     "GuardStats",
     "LLMRewriter",
