@@ -8,12 +8,21 @@ from collections.abc import Callable
 
 from robustcall.core import InputError, Message, ToolCall, ToolSpec
 from robustcall.formats import render_calls, sample_format
-from robustcall.models._api import Mode, ModelRequest, ModelResponse
+from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 
 Policy = Callable[[ModelRequest], list[ToolCall] | str]
 """A policy returns the calls to make, or a text-only answer (no call)."""
 
 POLICIES: dict[str, Policy] = {}
+"""Request policies by name: ``scripted:<name>`` answers each request with the policy's output."""
+
+ScriptedFactory = Callable[[Mode | None], ChatModel]
+"""Builds a scripted model in the mode asked for (``None``: its own default)."""
+
+SCRIPTED_MODELS: dict[str, ScriptedFactory] = {}
+"""Scripted models that are more than a request policy (e.g. one bound to each episode's
+environment), by name; ``scripted:<name>`` looks here first, then in ``POLICIES``."""
+
 GIVE_UP_TEXT = "The tool failed; please try again later."
 
 
@@ -25,6 +34,36 @@ def policy(name: str) -> Callable[[Policy], Policy]:
         return fn
 
     return register
+
+
+def scripted_model(name: str) -> Callable[[ScriptedFactory], ScriptedFactory]:
+    """Register a scripted model's factory under ``scripted:<name>``."""
+
+    def register(fn: ScriptedFactory) -> ScriptedFactory:
+        SCRIPTED_MODELS[name] = fn
+        return fn
+
+    return register
+
+
+def scripted_names() -> list[str]:
+    """Every ``scripted:<name>`` known, sorted."""
+    return sorted({*POLICIES, *SCRIPTED_MODELS})
+
+
+def _unknown(name: str) -> InputError:
+    return InputError(f"unknown scripted policy {name!r} (known: {', '.join(scripted_names())})")
+
+
+def make_scripted(name: str, mode: Mode | None = None) -> ChatModel:
+    """``scripted:<name>``: a registered scripted model, else a ``ScriptedModel`` playing the policy
+    (``fc`` mode unless told otherwise)."""
+    factory = SCRIPTED_MODELS.get(name)
+    if factory is not None:
+        return factory(mode)
+    if name not in POLICIES:
+        raise _unknown(name)
+    return ScriptedModel(name, mode=mode or "fc")
 
 
 def _golden(req: ModelRequest) -> list[ToolCall]:
@@ -190,8 +229,7 @@ class ScriptedModel:
 
     def __init__(self, policy_name: str, *, mode: Mode = "fc") -> None:
         if policy_name not in POLICIES:
-            known = ", ".join(sorted(POLICIES))
-            raise InputError(f"unknown scripted policy {policy_name!r} (known: {known})")
+            raise _unknown(policy_name)
         self.policy = POLICIES[policy_name]
         self.name = f"scripted:{policy_name}"
         self.mode: Mode = mode
