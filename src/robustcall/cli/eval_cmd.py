@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, DEFAULT_RESAMPLES, BootstrapOpt, ConcOpt
 from robustcall.cli._tables import summary_table
 from robustcall.core import (
     MANIFEST,
@@ -22,7 +23,6 @@ from robustcall.core import (
     Prediction,
     remove_stale_tmp,
 )
-from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     from robustcall.core import RunMeta
@@ -61,14 +61,13 @@ TypesOpt = Annotated[str, typer.Option("--types", help="all | static | transitio
 LimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="Use only the first N clean samples (paired across types).")
 ]
-ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")]
 BenchConcOpt = Annotated[
     int | None,
     typer.Option(
         "--concurrency",
         min=1,
-        help=f"Requests in flight at once (default: 1 for the local model, whose one llama-server slot keeps "
-        f"a sample's prompt cached for its variants; {DEFAULT_CONCURRENCY} for endpoints).",
+        help=f"{CONCURRENCY_HELP} Default: 1 for the local model (its one llama-server slot keeps a sample's "
+        f"prompt cached for its variants), {DEFAULT_CONCURRENCY} for endpoints.",
     ),
 ]
 MaxTokensOpt = Annotated[
@@ -383,7 +382,7 @@ def register(app: typer.Typer) -> None:
     def score_cmd(
         run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
         reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
-        resamples: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")] = 10_000,
+        resamples: BootstrapOpt = DEFAULT_RESAMPLES,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         resampling: Annotated[
             str,
@@ -456,5 +455,5 @@ def register(app: typer.Typer) -> None:
             max_tokens=max_tokens,
             order=order,
         )
-        _score_and_print(run_dir, False, 10_000, seed)
+        _score_and_print(run_dir, False, DEFAULT_RESAMPLES, seed)
         _check_infra(stats, max_infra_errors)

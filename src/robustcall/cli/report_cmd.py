@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from robustcall.cli._options import DEFAULT_RESAMPLES
+
 
 def register(app: typer.Typer) -> None:
     @app.command()
@@ -20,7 +22,7 @@ def register(app: typer.Typer) -> None:
             exists=True,
             help="YAML/JSON mapping of model name or run folder -> size in billions (Figures 2 and 3).",
         ),
-        resamples: int = typer.Option(10_000, min=0, help="Bootstrap resamples B."),
+        resamples: int = typer.Option(DEFAULT_RESAMPLES, min=0, help="Bootstrap resamples B."),
         seed: int = typer.Option(0, help="Bootstrap seed."),
         resampling: str = typer.Option(
             "per-sample",

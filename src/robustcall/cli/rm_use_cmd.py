@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 from robustcall.cli._rm_common import (
     close_scorer,
     console,
@@ -18,7 +19,6 @@ from robustcall.cli._rm_common import (
     make_scorer,
     type_table,
 )
-from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 SourceOpt = Annotated[
     list[str] | None, typer.Option("--source", help="Source name (repeatable): bfcl, apibank, toolalpaca, ...")
@@ -45,7 +45,7 @@ def train_data(
     ] = False,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
 ) -> None:
     """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
     from robustcall.core import write_jsonl
@@ -145,7 +145,7 @@ def best_of_n(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl

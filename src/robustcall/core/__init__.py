@@ -1,6 +1,7 @@
 """The shared, typed data model. Imports nothing else of robustcall."""
 
 from robustcall.core._config_file import load_config_file
+from robustcall.core._defaults import DEFAULTS, Defaults
 from robustcall.core._errors import (
     ExistingOutputError,
     InputError,
@@ -90,6 +91,7 @@ __all__ = [
     "BEYOND_TYPES",
     "CLEAN",
     "CLEAN_SAMPLES",
+    "DEFAULTS",
     "FORMAT_VERSION",
     "MANIFEST",
     "PREDICTIONS",
@@ -105,6 +107,7 @@ __all__ = [
     "TYPES",
     "BenchManifest",
     "Component",
+    "Defaults",
     "ErrorKind",
     "ErrorMode",
     "EvalConfig",

@@ -19,7 +19,17 @@ from robustcall.rewards._judge import JudgeScorer, PairVerdict, parse_verdict
 from robustcall.rewards._mutate import MUTATORS, mutate
 from robustcall.rewards._output import calls_text, output_calls
 from robustcall.rewards._prompts import JUDGE_PROMPT, TOOLRM_SYSTEM, judge_prompt, toolrm_messages
-from robustcall.rewards._reward import SCORER_HELP, load_scorer, to_toolrm_range, toolrm_reward
+from robustcall.rewards._reward import (
+    SCORER_HELP,
+    SCORERS,
+    ScorerKind,
+    ScorerSpec,
+    load_scorer,
+    register_scorer,
+    scorer_help,
+    to_toolrm_range,
+    toolrm_reward,
+)
 from robustcall.rewards._rewardbench import BuildStats, assemble, draw_pool, read_pairs
 from robustcall.rewards._schema import schema_reward, schema_violations
 from robustcall.rewards._scorers import BfclScorer, OutputScorer, SchemaScorer
@@ -87,4 +97,10 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "toolrm_messages",
     "toolrm_reward",
     "train_reward_model",
+    # scorer kinds by name
+    "SCORERS",
+    "ScorerKind",
+    "ScorerSpec",
+    "register_scorer",
+    "scorer_help",
 ]

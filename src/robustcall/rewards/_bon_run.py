@@ -27,14 +27,20 @@ async def draw_all(
     concurrency: int = DEFAULT_CONCURRENCY,
     max_tokens: int | None = 256,
 ) -> list[tuple[Draw, list[Draw]]]:
-    """Per sample: the greedy draw (T = 0) and ``n`` draws at ``temperature``, in sample order."""
+    """Per sample: the greedy draw (T = 0) and ``n`` draws at ``temperature``, in sample order; at most
+    ``concurrency`` requests in flight at once."""
     gate = asyncio.Semaphore(max(1, concurrency))
+    requests = asyncio.Semaphore(max(1, concurrency))
 
     async def one(sample: Sample) -> tuple[Draw, list[Draw]]:
         async with gate:
-            greedy = (await sample_outputs(model, sample, 1, temperature=0.0, seed=seed, max_tokens=max_tokens))[0]
+            greedy = (
+                await sample_outputs(model, sample, 1, temperature=0.0, seed=seed, max_tokens=max_tokens, gate=requests)
+            )[0]
             draws = (
-                await sample_outputs(model, sample, n, temperature=temperature, seed=seed, max_tokens=max_tokens)
+                await sample_outputs(
+                    model, sample, n, temperature=temperature, seed=seed, max_tokens=max_tokens, gate=requests
+                )
                 if n
                 else []
             )

@@ -8,11 +8,25 @@ them, so importing this package stays cheap.
 from robustcall.train._dr import DrResult, dr_full, dr_mixed, uniform_within_one
 from robustcall.train._dr_data import MANIFEST, build_dr_data
 from robustcall.train._io import load_rows, save_rows
+from robustcall.train._rewards import (
+    DEFAULT_REWARDS,
+    REWARD_NAMES,
+    REWARDS,
+    RewardFactory,
+    RewardFn,
+    register_reward,
+    reward_functions,
+)
 from robustcall.train._rlla import RllaItem, parse_row, read_items, read_rows, render_row
 
 __all__ = [
+    "DEFAULT_REWARDS",
     "MANIFEST",
+    "REWARDS",
+    "REWARD_NAMES",
     "DrResult",
+    "RewardFactory",
+    "RewardFn",
     "RllaItem",
     "build_dr_data",
     "dr_full",
@@ -21,7 +35,9 @@ __all__ = [
     "parse_row",
     "read_items",
     "read_rows",
+    "register_reward",
     "render_row",
+    "reward_functions",
     "save_rows",
     "uniform_within_one",
 ]
