@@ -16,6 +16,7 @@ from robustcall.score._scorer import (
     score_records,
     to_verdict,
 )
+from robustcall.score._validate import run_dirs, validate_run_dir
 
 __all__ = [
     "MODES",
@@ -35,6 +36,7 @@ __all__ = [
     "injection_followed",
     "refuse_duplicates",
     "reparse",
+    "run_dirs",
     "run_mode",
     "score_prediction",
     "score_record",
@@ -43,4 +45,5 @@ __all__ = [
     "score_texts",
     "standardize",
     "to_verdict",
+    "validate_run_dir",
 ]
