@@ -99,18 +99,22 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
         raise BfclFileError(f"{out} already holds predictions: import into a new directory")
     by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
     records: dict[tuple[str, str], PredictionRecord] = {}
+    fc = False
     for path, n, entry in read_result_lines(folder):
         where = f"{path}:{n}"
         sample = by_id.get(str(entry["id"]))
         if sample is None:
             raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers")
         rec = PredictionRecord(**dict(sample), prediction=_prediction(sample, entry["result"], where), model=model)
+        if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
+            fc = True
         key = record_key(rec)
         if key in records:
             raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
         records[key] = rec
     write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
-    meta = RunMeta(bench=None, model=model, mode=None, types="clean", limit=None,
+    # the handler's mode as its results show it: a prompting handler writes text only
+    meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
                    imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
     meta.write(out)
     return len(records)
