@@ -37,10 +37,6 @@ KNOWN_OFFENDERS: set[tuple[str, str, str]] = {
     ("run/_fault_replay.py", "robustcall.faults._env", "private"),
     ("run/_fault_replay.py", "robustcall.faults._fault_run", "private"),
     ("run/_fault_replay.py", "robustcall.faults._profile", "private"),
-    # h19s (issue 19 item 1: score_run moves into score; report stops importing run)
-    ("report/_runs.py", "robustcall.run", "imports run"),
-    ("run/_rundir.py", "robustcall.metrics", "run imports score/metrics"),
-    ("run/_rundir.py", "robustcall.score", "run imports score/metrics"),
 }
 
 

@@ -9,7 +9,7 @@ what this package exports.
 from robustcall.perturb import _action, _beyond, _observation, _reward, _transition  # noqa: F401  (registration)
 from robustcall.perturb._audit import audit, parse_score
 from robustcall.perturb._beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
-from robustcall.perturb._build import MANIFEST, build_benchmark, perturb_all, static_types
+from robustcall.perturb._build import build_benchmark, perturb_all, static_types
 from robustcall.perturb._llm import LLMRewriter, model_specs
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
@@ -20,7 +20,6 @@ from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, Pe
 __all__ = [
     "CONTEXT_LEVELS",
     "FOLLOW_UP",
-    "MANIFEST",
     "REGISTRY",
     "GuardStats",
     "LLMRewriter",
