@@ -114,13 +114,16 @@ def _answer_settings(model: object) -> dict[str, Any] | None:
 
 
 def _model_settings(model: object) -> dict[str, Any] | None:
-    """Every ``ModelSettings`` field the backend runs with (``None`` for scripted and replay)."""
+    """Every ``ModelSettings`` field the backend runs with, ``mode`` as resolved (``--mode`` over the
+    settings file's); ``None`` for scripted and replay models."""
     import dataclasses
 
     from robustcall.models import ModelSettings
 
     settings = getattr(model, "settings", None)
-    return dataclasses.asdict(settings) if isinstance(settings, ModelSettings) else None
+    if not isinstance(settings, ModelSettings):
+        return None
+    return {**dataclasses.asdict(settings), "mode": getattr(model, "mode", settings.mode)}
 
 
 def _previous_meta(path: Path) -> RunMeta | None:
