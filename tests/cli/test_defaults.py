@@ -15,10 +15,12 @@ from robustcall.metrics import DEFAULT_RESAMPLES
 from robustcall.models import DEFAULT_CONCURRENCY, HttpClient, ModelSettings, make_model
 
 # --concurrency options whose help text is still their own, each with the helper that moves it onto
-# CONCURRENCY_HELP; the test fails once one agrees, so that the entry is removed
+# CONCURRENCY_HELP (cli/_options.py's ConcOpt); the test fails once one agrees, so that the entry is
+# removed. An entry whose command has no --concurrency yet (pipe run, before h19l's loop lands) waits.
 KNOWN_OWN_HELP = {
     "faults run": "h19l (cli/faults_cmd.py)",
     "faults sweep": "h19l (cli/faults_cmd.py)",
+    "pipe run": "h19l (cli/pipe_cmd.py)",
 }
 
 
@@ -64,4 +66,8 @@ def test_concurrency_means_requests_in_flight_in_every_command() -> None:
         assert param.default in (DEFAULTS.concurrency, None), path
         if not (param.help or "").startswith(CONCURRENCY_HELP):
             own.add(path)
-    assert own == set(KNOWN_OWN_HELP)
+    assert own <= set(KNOWN_OWN_HELP), (
+        f"--concurrency help of its own (use cli._options.ConcOpt): {own - set(KNOWN_OWN_HELP)}"
+    )
+    agreeing = {p for p in KNOWN_OWN_HELP if p in with_option and p not in own}
+    assert not agreeing, f"these now agree: remove them from KNOWN_OWN_HELP in tests/cli/test_defaults.py: {agreeing}"

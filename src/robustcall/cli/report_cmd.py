@@ -31,11 +31,16 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""
+        from robustcall.core import SCORES
         from robustcall.metrics import RESAMPLINGS
         from robustcall.report import write_report
+        from robustcall.score import score_run
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+        for run in runs:  # a report reads what `score` wrote: score the runs that have not been scored
+            if not (run / SCORES).is_file():
+                score_run(run, resamples=0, seed=seed)
         files = write_report(
             runs,
             out,

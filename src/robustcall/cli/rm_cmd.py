@@ -142,7 +142,8 @@ def eval_cmd(
 ) -> None:
     """Pairwise accuracy of each scorer, overall and per error type (a Figure-1-like table)."""
     from robustcall.core import JsonlError, seeded_rng
-    from robustcall.rewards import comparison_table, evaluate, read_pairs
+    from robustcall.report import rewardbench_table
+    from robustcall.rewards import evaluate, read_pairs
 
     try:
         records = read_pairs(bench)
@@ -166,7 +167,7 @@ def eval_cmd(
                 results.append(evaluate(sc, records))
         finally:
             close_scorer(sc)
-    table = comparison_table(results, records)
+    table = rewardbench_table(results, records)
     typer.echo(table.markdown())
     if out is not None:
         write_json(out / "rm_eval.json", [r.as_dict() for r in results])

@@ -149,7 +149,8 @@ def best_of_n(
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl
-    from robustcall.rewards import accuracy_table, draw_all, error_table, judge_sample
+    from robustcall.report import bon_accuracy_table, bon_error_table
+    from robustcall.rewards import draw_all, judge_sample
 
     picked = load_samples(
         source or ["bfcl"] if not samples else source or [],
@@ -173,7 +174,7 @@ def best_of_n(
     finally:
         for sc in scorers.values():
             close_scorer(sc)
-    acc, errs = accuracy_table(records, n), error_table(records)
+    acc, errs = bon_accuracy_table(records, n), bon_error_table(records)
     typer.echo(acc.markdown())
     typer.echo(errs.markdown())
     if out is not None:

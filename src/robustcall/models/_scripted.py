@@ -191,7 +191,7 @@ def obey_instructions(req: ModelRequest) -> list[ToolCall] | str:
 
 
 NUDGES = ("Continue.",)
-"""Turns an agent loop appends without a new request (``robustcall.perturb.beyond.FOLLOW_UP``)."""
+"""Turns an agent loop appends without a new request (``robustcall.perturb.FOLLOW_UP``)."""
 
 
 @policy("trust_transcript")

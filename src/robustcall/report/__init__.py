@@ -1,6 +1,7 @@
 """What people look at: the paper's tables (Markdown, CSV, LaTeX), figures and one HTML page."""
 
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
+from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, rewardbench_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
@@ -11,6 +12,8 @@ __all__ = [
     "RunResult",
     "Table",
     "all_tables",
+    "bon_accuracy_table",
+    "bon_error_table",
     "drop_heatmap",
     "drops_vs_size",
     "error_mode_table",
@@ -19,6 +22,7 @@ __all__ = [
     "load_sizes",
     "per_type_tables",
     "retention_vs_size",
+    "rewardbench_table",
     "table2",
     "write_report",
 ]

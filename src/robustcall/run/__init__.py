@@ -1,13 +1,13 @@
 """The loops: single pass, the two-pass transition harness, the multi-turn agent loop, bounded concurrency,
 checkpoint/resume."""
 
+from robustcall.core import record_key
 from robustcall.run._answer import answer, observation_turn, output_format
 from robustcall.run._budget import GoldBudget, gold_tokens
-from robustcall.run._engine import PREDICTIONS, STOP_AFTER, RunStats, load_done, run_items
+from robustcall.run._engine import STOP_AFTER, RunStats, load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._plan import (
     ALL_TYPES,
-    MANIFEST,
     Order,
     WorkItem,
     as_transition,
@@ -16,31 +16,16 @@ from robustcall.run._plan import (
     clean_id_of,
     parse_types,
     plan_work,
-    record_key,
 )
-from robustcall.run._rundir import (
-    RESUME_IDENTITY,
-    RUN_META,
-    SCORES,
-    SUMMARY,
-    reparse,
-    resume_meta,
-    score_run,
-    write_meta,
-)
+from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, write_meta
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
-    "MANIFEST",
-    "PREDICTIONS",
     "PROMPT_VARIANTS",
     "RESUME_IDENTITY",
-    "RUN_META",
-    "SCORES",
     "STOP_AFTER",
-    "SUMMARY",
     "GoldBudget",
     "MergeError",
     "Order",
@@ -61,11 +46,9 @@ __all__ = [
     "parse_types",
     "plan_work",
     "record_key",
-    "reparse",
     "resume_meta",
     "run_episode",
     "run_items",
-    "score_run",
     "shard_items",
     "write_meta",
 ]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from robustcall.core import (
+    PREDICTIONS,
     ExistingOutputError,
     InputError,
     JsonlAppender,
@@ -25,15 +26,14 @@ from robustcall.core import (
     Sample,
     prediction_line,
     read_checkpoint,
+    record_key,
     remove_stale_tmp,
     write_jsonl,
 )
 from robustcall.formats import MAX_PARSE_CHARS
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel, backoff_lender
 from robustcall.run._answer import answer
-from robustcall.run._plan import WorkItem, record_key
-
-PREDICTIONS = "predictions.jsonl"
+from robustcall.run._plan import WorkItem
 
 STOP_AFTER = 5
 """A run stops after this many identical infrastructure errors in a row (an endpoint that answers

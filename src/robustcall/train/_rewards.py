@@ -27,12 +27,12 @@ from robustcall.core import Message, ToolCall, ToolSpec
 from robustcall.rewards import (
     OutputScorer,
     load_scorer,
+    read_calls,
     schema_reward,
     toolrl_correctness_reward,
     toolrl_format_reward,
     toolrm_reward,
 )
-from robustcall.rewards._toolrl import read_calls
 
 RewardFn = Callable[..., list[float]]
 RewardFactory = Callable[[str | None], RewardFn]
