@@ -5,7 +5,8 @@
   ``fc`` or ``prompt`` mode, retries with backoff, infra vs model-format errors told apart;
 - ``local``: the embedded Qwen2.5-Coder-0.5B behind our own llama-server (``robustcall model setup``);
 - ``replay:<predictions.jsonl>``: a previous run's raw text, to re-parse and re-score;
-- ``scripted:<policy>``: deterministic policies for tests.
+- ``scripted:<policy>``: deterministic policies for tests; ``scripted:expert|memorise|random`` play an
+  episode's environment through its expert (bound to each episode's environment).
 """
 
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
@@ -15,19 +16,33 @@ from robustcall.models._http import HttpClient, HttpConnectionError, HttpRespons
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._replay import ReplayModel
 from robustcall.models._retry import BackoffLender, backoff_lender
-from robustcall.models._scripted import GIVE_UP_TEXT, POLICIES, ScriptedModel, policy
+from robustcall.models._scripted import (
+    ENV_POLICIES,
+    GIVE_UP_TEXT,
+    POLICIES,
+    BindsToEnv,
+    EnvScriptedModel,
+    ExpertEnv,
+    RenamingEnv,
+    ScriptedModel,
+    policy,
+)
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings, SettingsError, load_settings
 from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "ENV_POLICIES",
     "GIVE_UP_TEXT",
     "KEEP",
     "OPENAI_DEFAULT_BASE_URL",
     "POLICIES",
     "SPEC_HELP",
     "BackoffLender",
+    "BindsToEnv",
     "ChatModel",
+    "EnvScriptedModel",
+    "ExpertEnv",
     "HttpClient",
     "HttpConnectionError",
     "HttpResponse",
@@ -36,6 +51,7 @@ __all__ = [
     "ModelResponse",
     "ModelSettings",
     "OpenAIChatModel",
+    "RenamingEnv",
     "ReplayModel",
     "RetryRequest",
     "ScriptedModel",

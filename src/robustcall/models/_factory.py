@@ -9,7 +9,7 @@ from robustcall.core import InputError
 from robustcall.models._api import ChatModel, Mode
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._replay import ReplayModel
-from robustcall.models._scripted import ScriptedModel
+from robustcall.models._scripted import ENV_POLICIES, EnvScriptedModel, ScriptedModel
 from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings
 
 SPEC_HELP = (
@@ -105,6 +105,8 @@ def make_model(
         return LocalModel(settings, mode=mode, concurrency=concurrency, gguf=rest or None)
     if kind == "replay" and rest:
         return ReplayModel(Path(rest), mode=mode or "prompt")
+    if kind == "scripted" and rest in ENV_POLICIES:  # plays each episode's environment (always fc)
+        return EnvScriptedModel(rest)
     if kind == "scripted" and rest:
         return ScriptedModel(rest, mode=mode or "fc")
     raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
