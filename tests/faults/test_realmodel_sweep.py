@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.faults._fault_run import read_trajectories
+from robustcall.run import read_trajectories
 from robustcall.metrics import fault_metrics
 from robustcall.models.local import check
 

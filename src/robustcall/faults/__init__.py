@@ -15,6 +15,7 @@ from robustcall.faults._injector import (
 )
 from robustcall.faults._profile import BUILTIN_PROFILES, CustomFault, FaultProfile, ToolOverride, load_profile
 from robustcall.faults._session import Blocked, Execute, FaultSession
+from robustcall.faults._sft import RecoveryExample, recovery_examples
 from robustcall.faults._transition import TRANSITION_MESSAGES
 from robustcall.faults._types import (
     CLASS_DISPLAY,
@@ -48,6 +49,7 @@ __all__ = [
     "FaultedStep",
     "FaultyEnv",
     "InjectedFault",
+    "RecoveryExample",
     "ToolOverride",
     "episode_key",
     "fault_type",
@@ -55,6 +57,7 @@ __all__ = [
     "is_read",
     "load_profile",
     "parse_axes",
+    "recovery_examples",
     "synthesise",
     "transition_injector",
     "with_axes",

@@ -8,6 +8,7 @@ from robustcall.metrics._bootstrap import (
     half_width,
     sum_replicates,
 )
+from robustcall.metrics._fault_report import FaultReport, fault_report
 from robustcall.metrics._fault_text import ACKNOWLEDGE_PATTERNS, CLASS_PATTERNS, Diagnosis, diagnose
 from robustcall.metrics._faults import (
     LOOP_REPEATS,
@@ -33,6 +34,7 @@ from robustcall.metrics._ghost import (
     ghost_kind,
     ghost_row,
 )
+from robustcall.metrics._pipe import COMBINES, Combine
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
     Estimate,
@@ -52,6 +54,7 @@ from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 __all__ = [
     "ACKNOWLEDGE_PATTERNS",
     "CLASS_PATTERNS",
+    "COMBINES",
     "COMPONENT_ORDER",
     "DEFAULT_RESAMPLES",
     "DELTA_COMPONENTS",
@@ -60,12 +63,14 @@ __all__ = [
     "RESAMPLINGS",
     "UNIT_NOTE",
     "Cell",
+    "Combine",
     "Diagnosis",
     "EpisodeOutcome",
     "Estimate",
     "FailureMode",
     "FaultMetrics",
     "FaultOutcome",
+    "FaultReport",
     "GhostCounts",
     "GhostKind",
     "InjectionCounts",
@@ -81,6 +86,7 @@ __all__ = [
     "error_mode_shares",
     "failure_mode",
     "fault_metrics",
+    "fault_report",
     "frac",
     "ghost_calls_in_records",
     "ghost_calls_in_rows",

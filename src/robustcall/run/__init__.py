@@ -1,10 +1,17 @@
-"""The loops: single pass, the two-pass transition harness, the multi-turn agent loop, bounded concurrency,
-checkpoint/resume."""
+"""The loops: the one run loop (bounded concurrency, checkpoint, resume, infra re-ask, stop-after) that
+single-turn, fault-injection and PIPE runs all go through; the single pass, the two-pass transition
+harness and the multi-turn agent loop that do one unit of work."""
 
+from robustcall.core import PREDICTIONS, TRAJECTORIES
 from robustcall.run._answer import answer, observation_turn, output_format
 from robustcall.run._budget import GoldBudget, gold_tokens
-from robustcall.run._engine import PREDICTIONS, STOP_AFTER, RunStats, load_done, run_items
+from robustcall.run._engine import load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
+from robustcall.run._episodes import read_trajectories, run_episodes
+from robustcall.run._fault_replay import replay_run
+from robustcall.run._faults import EpisodeFn, FaultRunStats, episode_id, run_faults
+from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
+from robustcall.run._pipe import pipe_episode_id, run_pipe
 from robustcall.run._plan import (
     ALL_TYPES,
     MANIFEST,
@@ -41,9 +48,14 @@ __all__ = [
     "SCORES",
     "STOP_AFTER",
     "SUMMARY",
+    "TRAJECTORIES",
+    "Checkpoint",
+    "EpisodeFn",
+    "FaultRunStats",
     "GoldBudget",
     "MergeError",
     "Order",
+    "Outcome",
     "RunStats",
     "WorkItem",
     "answer",
@@ -51,6 +63,7 @@ __all__ = [
     "bench_digest",
     "by_sample",
     "clean_id_of",
+    "episode_id",
     "file_digest",
     "gold_tokens",
     "load_done",
@@ -59,12 +72,19 @@ __all__ = [
     "output_format",
     "parse_shard",
     "parse_types",
+    "pipe_episode_id",
     "plan_work",
+    "read_trajectories",
     "record_key",
     "reparse",
+    "replay_run",
     "resume_meta",
     "run_episode",
+    "run_episodes",
+    "run_faults",
     "run_items",
+    "run_loop",
+    "run_pipe",
     "score_run",
     "shard_items",
     "write_meta",

@@ -14,11 +14,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from robustcall.core import MissingInputError, Trajectory, dump_record, read_checkpoint
+from robustcall.core import TRAJECTORIES, MissingInputError, Trajectory, dump_record, read_checkpoint
 from robustcall.models import DEFAULT_CONCURRENCY
 from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
-
-TRAJECTORIES = "trajectories.jsonl"
 
 U = TypeVar("U")
 

@@ -10,19 +10,15 @@ different fault profile is refused.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from robustcall.core import InputError, Trajectory, atomic_write_text, stable_hash
+from robustcall.core import RUN_META, InputError, Trajectory, TrajectoryRunMeta, read_trajectory_run_meta, stable_hash
 from robustcall.envs import Env
 from robustcall.faults import FaultProfile, FaultyEnv
 from robustcall.run._episodes import run_episodes
 from robustcall.run._loop import STOP_AFTER
-
-RUN_META = "run.json"
 
 EpisodeFn = Callable[[FaultyEnv, str, int], Awaitable[Trajectory]]
 """Runs one episode of ``task_id`` with ``seed`` on the (already wrapped) environment."""
@@ -64,20 +60,18 @@ async def run_faults(
     deltas: Iterable[float],
     seeds: Iterable[int],
     out: Path,
-    meta: dict[str, Any],
+    meta: TrajectoryRunMeta,
     prompt: str = "default",
     concurrency: int = 1,
     stop_after: int = STOP_AFTER,
 ) -> FaultRunStats:
-    """Run every (task, δ, seed) episode not yet in ``out`` and append its trajectory."""
-    out.mkdir(parents=True, exist_ok=True)
-    meta_path = out / RUN_META
-    full_meta = {**meta, "profile": profile.model_dump(by_alias=True), "prompt": prompt}
-    if meta_path.exists():
-        old = json.loads(meta_path.read_text())
-        if old.get("profile") != full_meta["profile"]:
-            raise InputError(f"{out} was run with a different fault profile; use a new --out")
-    atomic_write_text(meta_path, json.dumps(full_meta, indent=2, sort_keys=True) + "\n")
+    """Run every (task, δ, seed) episode not yet in ``out`` and append its trajectory; ``meta`` is
+    written to ``out/run.json`` with the profile and prompt variant (an existing one must name the
+    same profile)."""
+    dumped = profile.model_dump(by_alias=True)
+    if (out / RUN_META).exists() and read_trajectory_run_meta(out).profile != dumped:
+        raise InputError(f"{out} was run with a different fault profile; use a new --out")
+    meta.model_copy(update={"kind": "faults", "profile": dumped, "prompt": prompt}).write(out)
     name = make_env().name
     plan = [
         FaultEpisode(episode_id(name, task, float(d), int(s)), task, float(d), int(s))
@@ -85,7 +79,7 @@ async def run_faults(
         for task in tasks
         for s in seeds
     ]
-    profile_hash = stable_hash(profile.model_dump(by_alias=True))[:16]
+    profile_hash = stable_hash(dumped)[:16]
 
     async def play(e: FaultEpisode) -> Trajectory:
         env = FaultyEnv(make_env(), profile.with_delta(e.delta))
