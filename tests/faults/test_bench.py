@@ -7,9 +7,8 @@ import pytest
 from policies import retry_once, run_episode
 from shop_env import ShopEnv
 
-from robustcall.core import Trajectory
+from robustcall.core import TRAJECTORIES, Trajectory, TrajectoryRunMeta
 from robustcall.faults import FaultyEnv, load_profile
-from robustcall.core import TRAJECTORIES, TrajectoryRunMeta
 from robustcall.run import read_trajectories, run_faults
 
 

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from robustcall.cli.main import app
 from robustcall.interface import MAPS, InterfaceEnv, InterfaceMap, check_map, episode_counts, make_env
-from robustcall.run import run_pipe
 from robustcall.metrics._pipe import interface_reliance, ir_log, naive_interface_reliance, pipe_delta
+from robustcall.run import run_pipe
 
 MAX_STEPS = 12
 

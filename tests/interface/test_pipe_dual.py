@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 from robustcall.cli.main import app
 from robustcall.core import ToolCall
 from robustcall.interface import MAPS, InterfaceEnv, episode_counts, make_env
-from robustcall.run import run_pipe
 from robustcall.metrics._pipe import averaged_counts, combined_interface_reliance, interface_reliance
 from robustcall.models._api import ModelRequest
 from robustcall.models._scripted import POLICIES, policy
+from robustcall.run import run_pipe
 
 DATA = {"dbbench": SHARED_DATA / "agentbench_dbbench", "wordle": SHARED_DATA / "wordle"}
 ENVS = ["maze", "textcraft", "dbbench", "bfcl_multi_turn", "wordle", "babyai", "sciworld"]
