@@ -30,6 +30,7 @@ usage: python benchmarks/parse_score.py [--corpus PATH] [--oracle-python PATH] [
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
 import statistics
@@ -83,6 +84,15 @@ def decoded_calls(row: dict[str, object]) -> list[ToolCall]:
     return [ToolCall(name=n, arguments=a) for d in decoded if isinstance(d, dict) for n, a in d.items()]
 
 
+def compiled_modules() -> str:
+    """Which of setup.py's compiled modules this run imported as extensions (else plain Python)."""
+    setup = (Path(__file__).resolve().parents[1] / "setup.py").read_text()
+    listed = re.findall(r'"src/(robustcall/[\w/]+)\.py"', setup)
+    native = [m for m in listed if not str(importlib.import_module(m.replace("/", ".")).__file__).endswith(".py")]
+    names = ", ".join(m.rsplit("/", 1)[1] for m in native)
+    return f"{len(native)} of {len(listed)}" + (f" ({names})" if native else "")
+
+
 def upstream(python: str, corpus: Path, oracle: Path = ORACLE) -> tuple[float, list[bool]]:
     with tempfile.TemporaryDirectory() as tmp:
         dst = Path(tmp) / "verdicts.jsonl"
@@ -117,10 +127,17 @@ def main() -> None:
         f"batch, {args.processes} processes (score_texts -> Scored)": lambda: batch(pairs, args.processes),
     }
     styles: list[OutputFormat] = [s for s in ("tool_call", "react", "json") if s in args.styles.split(",")]
+    texts: dict[str, list[str]] = {"bfcl": [text for _, text in pairs]}
     for style in styles:
-        styled = [(sample, render_calls(decoded_calls(r), style)) for (sample, _), r in zip(pairs, rows, strict=True)]
+        texts[style] = [render_calls(decoded_calls(r), style) for r in rows]
+        styled = [(sample, text) for (sample, _), text in zip(pairs, texts[style], strict=True)]
         runs[f"{style} text, batch, 1 process"] = lambda styled=styled: batch(styled, 1)
         runs[f"{style} text, batch, {args.processes} processes"] = lambda styled=styled: batch(styled, args.processes)
+    if styles:  # record i in the i-th style, round robin: every style in one batch
+        order = list(texts)
+        mixed = [(sample, texts[order[i % len(order)]][i]) for i, (sample, _) in enumerate(pairs)]
+        runs[f"mixed ({', '.join(order)}), batch, 1 process"] = lambda: batch(mixed, 1)
+        runs[f"mixed ({', '.join(order)}), batch, {args.processes} processes"] = lambda: batch(mixed, args.processes)
     # interleaved: each round runs upstream once and each of ours once, so that a load that comes
     # and goes on a shared machine falls on both sides alike; medians over the rounds
     timings: dict[str, list[tuple[float, list[bool]]]] = {name: [] for name in runs}
@@ -133,6 +150,7 @@ def main() -> None:
     theirs_rate = statistics.median(rates)
     results = {name: (statistics.median(t for t, _ in got), got[-1][1]) for name, got in timings.items()}
     print(f"records: {n}  (cores available: {default_processes()})")
+    print(f"mypyc-compiled modules in use: {compiled_modules()}")
     print(f"upstream BFCL (decode + ast_checker, 1 process): {theirs_rate:,.0f} verdicts/s  (rounds: {rates})")
     for name, (dt, mine) in results.items():
         agree = sum(a == b for a, b in zip(mine, theirs, strict=True))

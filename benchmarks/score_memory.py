@@ -30,7 +30,7 @@ import resource, sys, time
 from pathlib import Path
 from robustcall.core import PredictionRecord, read_checkpoint
 from robustcall.metrics import summarize
-from robustcall.run import score_run
+from robustcall.score import score_run
 from robustcall.score import score_records
 run, side, resamples = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 t0 = time.perf_counter()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from inspect_ai import Task, task
 
-from robustcall.interop._inspect_task import robustbench_task
+from robustcall.interop import robustbench_task
 
 
 @task

@@ -229,6 +229,28 @@ def test_dispatch_order_prefers_the_formats_own_variant() -> None:
     assert _calls(text, "json") == [("get_weather", {"city": "B"})]
 
 
+def test_a_react_answer_is_read_as_react_under_every_dispatch() -> None:
+    # The Action Input is the step's arguments even when it has a key the JSON-blob reader takes
+    # for a tool name ("function", "name", "tool"...): once read as a call of "x**2" under the
+    # BFCL, tool_call and json dispatches (where the JSON-blob variant runs before ReAct).
+    text = (
+        'Thought: integrate it\nAction: integrate\nAction Input: {"function": "x**2", "start_x": 1, "end_x": 3}\n'
+        'Action: get_weather\nAction Input: {"name": "Paris", "args": {"tool": "t"}}'
+    )
+    expected = [
+        ("integrate", {"function": "x**2", "start_x": 1, "end_x": 3}),
+        ("get_weather", {"name": "Paris", "args": {"tool": "t"}}),
+    ]
+    for fmt in ("bfcl", "tool_call", "react", "json"):
+        result = parse_tool_calls(text, fmt, TOOLS)  # type: ignore[arg-type]
+        assert [(c.name, c.arguments) for c in result.calls] == expected
+        assert result.variant == "react"
+    # a JSON blob beside the steps is still a blob: the json dispatch reads it first
+    blob = 'Action: get_weather\nAction Input: {"name": "A"}\n{"name": "get_weather", "parameters": {"city": "B"}}'
+    assert _calls(blob, "json") == [("get_weather", {"city": "B"})]
+    assert _calls(blob, "react") == [("get_weather", {"name": "A"})]
+
+
 def test_undecodable_action_input_is_reported() -> None:
     result = parse_tool_calls("Action: get_weather\nAction Input: city is Paris", "react", TOOLS)
     assert result.calls == [ToolCall(name="get_weather", arguments={})]

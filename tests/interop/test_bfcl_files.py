@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
+from robustcall.core import read_run_meta
 from robustcall.sources._bfcl import BFCL_CATEGORIES
 
 ORACLE_ROWS = Path(__file__).parents[1] / "score" / "data" / "bfcl_oracle_verdicts.jsonl"
@@ -82,6 +83,7 @@ def test_text_results_round_trip_with_upstream_verdicts(tmp_path: Path) -> None:
         written = _write_results(tmp_path / f"in{k}", layer, lambda r: r["output"])
         verdicts = _import_score(tmp_path / f"in{k}", tmp_path / f"run{k}")
         assert verdicts == {r["id"]: r["upstream_valid"] for r in layer}  # BFCL's own verdicts
+        assert read_run_meta(tmp_path / f"run{k}").mode == "prompt"  # text results: a prompting handler
         assert _exported(tmp_path / f"run{k}", tmp_path / f"out{k}") == written  # the files come back
         for path in (tmp_path / f"out{k}" / "my-model").rglob("BFCL_v4_simple_python_result.json"):
             ids = [json.loads(x)["id"] for x in path.read_text().splitlines()]
@@ -115,6 +117,7 @@ def test_function_calling_results_round_trip(tmp_path: Path) -> None:
     assert any(isinstance(r, list) for res in written.values() for r in res.values())
     verdicts = _import_score(tmp_path / "in", tmp_path / "run")
     assert verdicts == {r["id"]: r["upstream_valid"] for r in rows}
+    assert read_run_meta(tmp_path / "run").mode == "fc"  # lists of calls: a function-calling handler
     assert decoded(_exported(tmp_path / "run", tmp_path / "out")) == decoded(written)
 
 

@@ -105,8 +105,8 @@ def test_refused_fc_text_reads_wire_aliases_back_as_tool_names(mock_openai, samp
     """llama.cpp refuses fc output and quotes it: the quoted calls name the tools by their wire
     aliases (``weather_get_forecast``); the text path reads them back as the dotted names, as the
     structured path does, so a right call scores right."""
-    from robustcall.run import answer, reparse
-    from robustcall.score import score_prediction
+    from robustcall.run import answer
+    from robustcall.score import reparse, score_prediction
 
     raw = '{"name": "weather_get_forecast", "arguments": {"city": "Paris", "days": 3}}'
 

@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 
 from robustcall.cli.main import app
 from robustcall.core import Sample, read_jsonl, write_jsonl
-from robustcall.perturb import build_benchmark
-from robustcall.perturb.audit import audit, parse_score
+from robustcall.perturb import audit, build_benchmark, parse_score
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "run"))
 from mock_openai import Reply, completion, mock_openai, serve_chat

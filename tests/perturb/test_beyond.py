@@ -14,9 +14,8 @@ from robustcall.cli.main import app
 from robustcall.core import BEYOND_TYPES, STATIC_TYPES, PredictionRecord, Sample, ToolCall, Verdict, read_jsonl
 from robustcall.metrics import summarize
 from robustcall.models import make_model
-from robustcall.perturb import build_benchmark
+from robustcall.perturb import CONTEXT_LEVELS, FOLLOW_UP, build_benchmark, message_text
 from robustcall.perturb._types import approx_tokens
-from robustcall.perturb.beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
 from robustcall.run import answer, clean_id_of
 from robustcall.score import injection_followed, score_records
 

@@ -42,6 +42,7 @@ def test_figures_of_five_runs(tmp_path: Path) -> None:
     policies = ("oracle", "give_up_after_error", "always_first_tool", "repeat_same_call", "name_biased")
     for p in policies:
         _ok("run", "--bench", str(bench), "--model", f"scripted:{p}", "--out", str(tmp_path / p))
+        _ok("score", str(tmp_path / p), "--bootstrap", "0")  # a report reads what `score` wrote
     runs = load_runs([tmp_path / p for p in policies], resamples=0, seed=0)
     sizes = {"scripted:oracle": 0.5, "scripted:give_up_after_error": 1.5, "scripted:always_first_tool": 7.0}
     sizes["scripted:repeat_same_call"] = 32.0

@@ -25,7 +25,8 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.models import make_model
-from robustcall.run import parse_types, plan_work, record_key, run_items, score_run
+from robustcall.run import parse_types, plan_work, record_key, run_items
+from robustcall.score import score_run
 
 HERE = Path(__file__).parent
 

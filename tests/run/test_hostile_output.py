@@ -27,7 +27,8 @@ from robustcall.core import (
 )
 from robustcall.formats import MAX_NESTING, parse_tool_calls
 from robustcall.models import make_model
-from robustcall.run import parse_types, plan_work, run_items, score_run
+from robustcall.run import parse_types, plan_work, run_items
+from robustcall.score import score_run
 
 NINES = "9" * 400
 BIG = "9" * 5000

@@ -38,11 +38,13 @@ from robustcall.envs import load_env
 from robustcall.faults import FaultyEnv, load_profile
 from robustcall.models import (
     ENV_POLICIES,
+    SCRIPTED_MODELS,
     BindsToEnv,
     ChatModel,
     ExpertEnv,
     ModelRequest,
     ModelResponse,
+    env_policy,
     make_model,
 )
 from robustcall.run import (
@@ -179,11 +181,11 @@ def killing_policy() -> Iterator[list[int]]:
             raise Killed
         return expert(action, original, req, seed)
 
-    ENV_POLICIES["test_killed_expert"] = killed_expert
+    env_policy("test_killed_expert")(killed_expert)
     try:
         yield state
     finally:
-        del ENV_POLICIES["test_killed_expert"]
+        del ENV_POLICIES["test_killed_expert"], SCRIPTED_MODELS["test_killed_expert"]
 
 
 def test_a_pipe_run_killed_midway_resumes_to_the_uninterrupted_trajectories(

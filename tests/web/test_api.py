@@ -9,7 +9,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from robustcall.core import Verdict
-from robustcall.run import score_run
+from robustcall.score import score_run
 from robustcall.web import create_app
 
 

@@ -8,7 +8,7 @@ from starlette.testclient import TestClient
 
 from robustcall.metrics import DELTA_COMPONENTS, Summary
 from robustcall.report import load_run
-from robustcall.run import score_run
+from robustcall.score import score_run
 from robustcall.web import create_app
 
 

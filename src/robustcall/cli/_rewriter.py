@@ -44,8 +44,7 @@ LLMSettingsOpt = Annotated[
 def make_rewriter(kind: str, models: list[str] | None, base_url: str | None, settings: Path | None) -> Rewriter:
     """The rewriter the options name; a bad combination is a ``typer.BadParameter``."""
     from robustcall.models import SettingsError
-    from robustcall.perturb import LLMRewriter, OfflineRewriter
-    from robustcall.perturb._llm import model_specs
+    from robustcall.perturb import LLMRewriter, OfflineRewriter, model_specs
 
     if kind == "offline":
         return OfflineRewriter()

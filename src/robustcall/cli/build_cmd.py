@@ -169,8 +169,7 @@ def register_audit(app: typer.Typer) -> None:
         import json
 
         from robustcall.models import SettingsError, TextModel
-        from robustcall.perturb._llm import model_specs
-        from robustcall.perturb.audit import audit
+        from robustcall.perturb import audit, model_specs
         from robustcall.run import bench_digest
 
         bench_digest(bench)  # a finished build, not any folder

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,11 +11,21 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, DEFAULT_RESAMPLES, BootstrapOpt, ConcOpt
 from robustcall.cli._tables import summary_table
-from robustcall.core import ExistingOutputError, Prediction, remove_stale_tmp
-from robustcall.models._settings import DEFAULT_CONCURRENCY
+from robustcall.core import (
+    MANIFEST,
+    PREDICTIONS,
+    RUN_META,
+    SCORES,
+    SUMMARY,
+    ExistingOutputError,
+    Prediction,
+    remove_stale_tmp,
+)
 
 if TYPE_CHECKING:
+    from robustcall.core import RunMeta
     from robustcall.run import RunStats
 
 console = Console(stderr=True)
@@ -52,14 +61,13 @@ TypesOpt = Annotated[str, typer.Option("--types", help="all | static | transitio
 LimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="Use only the first N clean samples (paired across types).")
 ]
-ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")]
 BenchConcOpt = Annotated[
     int | None,
     typer.Option(
         "--concurrency",
         min=1,
-        help=f"Requests in flight at once (default: 1 for the local model, whose one llama-server slot keeps "
-        f"a sample's prompt cached for its variants; {DEFAULT_CONCURRENCY} for endpoints).",
+        help=f"{CONCURRENCY_HELP} Default: 1 for the local model (its one llama-server slot keeps a sample's "
+        f"prompt cached for its variants), {DEFAULT_CONCURRENCY} for endpoints.",
     ),
 ]
 MaxTokensOpt = Annotated[
@@ -105,17 +113,32 @@ def _answer_settings(model: object) -> dict[str, Any] | None:
     return {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "extra_body": settings.extra_body}
 
 
-def _previous_meta(path: Path) -> dict[str, Any] | None:
-    """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
-    torn (written in place by an older version and cut by a kill): it is written afresh."""
-    try:
-        before = json.loads(path.read_text())
-    except FileNotFoundError:
+def _model_settings(model: object) -> dict[str, Any] | None:
+    """Every ``ModelSettings`` field the backend runs with, ``mode`` as resolved (``--mode`` over the
+    settings file's); ``None`` for scripted and replay models."""
+    import dataclasses
+
+    from robustcall.models import ModelSettings
+
+    settings = getattr(model, "settings", None)
+    if not isinstance(settings, ModelSettings):
         return None
-    except (OSError, ValueError):
+    return {**dataclasses.asdict(settings), "mode": getattr(model, "mode", settings.mode)}
+
+
+def _previous_meta(path: Path) -> RunMeta | None:
+    """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
+    torn (written in place by an older version and cut by a kill): it is written afresh. One written
+    by a newer robustcall in a format this one cannot read is refused (``NewerFormatError``)."""
+    from robustcall.core import RunFileError, read_run_meta
+
+    if not path.is_file():
+        return None
+    try:
+        return read_run_meta(path)
+    except RunFileError:
         Console(stderr=True).print(f"note: {path} was unreadable (torn by a kill?); writing it afresh")
         return None
-    return before if isinstance(before, dict) else None
 
 
 def _execute(
@@ -138,10 +161,9 @@ def _execute(
 
     Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
     from robustcall.cli._tables import endpoint_table
-    from robustcall.core import RunFailed
+    from robustcall.core import RunFailed, RunMeta
     from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url
     from robustcall.run import (
-        PREDICTIONS,
         STOP_AFTER,
         GoldBudget,
         bench_digest,
@@ -185,22 +207,23 @@ def _execute(
     model_name, endpoint = (
         resolve_base_url(model_spec, base_url) if model_spec.startswith("openai") else (model_spec, None)
     )
-    meta: dict[str, Any] = {
-        "bench": str(bench.resolve()),
-        "bench_digest": digest,
-        "model": model_spec,
-        "model_name": model_name,
-        "base_url": base_url,
-        "endpoint": endpoint,
-        "mode": model.mode,
-        "answer_settings": _answer_settings(model),
-        "types": types,
-        "limit": limit,
-        "max_tokens": max_tokens,
-        "settings_digest": file_digest(settings),
-        "shard": shard,
-    }
-    previous = out / "run.json"
+    meta = RunMeta(
+        bench=str(bench.resolve()),
+        bench_digest=digest,
+        model=model_spec,
+        model_name=model_name,
+        base_url=base_url,
+        endpoint=endpoint,
+        mode=model.mode,
+        answer_settings=_answer_settings(model),
+        model_settings=_model_settings(model),
+        types=types,
+        limit=limit,
+        max_tokens=max_tokens,
+        settings_digest=file_digest(settings),
+        shard=shard,
+    )
+    previous = out / RUN_META
     if resume:
         remove_stale_tmp(out)
         meta = resume_meta(out, meta, _previous_meta(previous))
@@ -246,7 +269,7 @@ def _execute(
             endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
             if len(endpoints) > 1:
                 console.print(endpoint_table(endpoints))
-                write_meta(out, {**meta, "endpoints": endpoints})
+                write_meta(out, meta.model_copy(update={"endpoints": endpoints}))
             return stats
         finally:
             await model.aclose()
@@ -279,7 +302,7 @@ def _check_infra(stats: RunStats, max_infra_errors: int) -> None:
 
 def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:
     from robustcall.metrics import RESAMPLINGS
-    from robustcall.run import score_run
+    from robustcall.score import score_run
 
     if resampling not in RESAMPLINGS:
         raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
@@ -299,7 +322,7 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
         )
         table.caption = f"{table.caption}; {rests_on}" if table.caption else rests_on
     Console().print(table)
-    console.print(f"scores: {out / 'scores.jsonl'}  summary: {out / 'summary.json'}")
+    console.print(f"scores: {out / SCORES}  summary: {out / SUMMARY}")
 
 
 def register(app: typer.Typer) -> None:
@@ -355,14 +378,14 @@ def register(app: typer.Typer) -> None:
             meta = merge_runs(runs, out)
         except MergeError as exc:
             raise typer.BadParameter(str(exc)) from None
-        total = sum(p["records"] for p in meta["merged_from"])
+        total = sum(p.records for p in meta.merged_from or [])
         console.print(f"merged {len(runs)} shards, {total} records into {out}; score it with `robustcall score {out}`")
 
     @app.command("score")
     def score_cmd(
         run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
         reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
-        resamples: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")] = 10_000,
+        resamples: BootstrapOpt = DEFAULT_RESAMPLES,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         resampling: Annotated[
             str,
@@ -408,7 +431,7 @@ def register(app: typer.Typer) -> None:
 
         chosen = sources or ("bfcl,apibank,rotbench,toolalpaca,tooleyes" if data_dir else "bfcl")
         bench = out / "bench"
-        if not (bench / "manifest.json").is_file():
+        if not (bench / MANIFEST).is_file():
             console.print(f"building the benchmark from {chosen} into {bench}")
             build_benchmark(
                 sources=[s.strip() for s in chosen.split(",") if s.strip()],
@@ -419,7 +442,7 @@ def register(app: typer.Typer) -> None:
         else:
             console.print(f"using the benchmark already built in {bench}")
         run_dir = out / "run"
-        has_predictions = (run_dir / "predictions.jsonl").is_file()
+        has_predictions = (run_dir / PREDICTIONS).is_file()
         stats = _execute(
             bench,
             model,
@@ -435,5 +458,5 @@ def register(app: typer.Typer) -> None:
             max_tokens=max_tokens,
             order=order,
         )
-        _score_and_print(run_dir, False, 10_000, seed)
+        _score_and_print(run_dir, False, DEFAULT_RESAMPLES, seed)
         _check_infra(stats, max_infra_errors)

@@ -28,7 +28,7 @@ def inspect_cmd(
 ) -> None:
     """An Inspect AI eval log of a run: one sample per record, with our score and error mode (`inspect view`)."""
     try:
-        from robustcall.interop._inspect_log import export_inspect
+        from robustcall.interop import export_inspect
     except ImportError as exc:
         raise _need("inspect", exc) from None
     try:
@@ -50,7 +50,7 @@ def hf_cmd(
 ) -> None:
     """A Hugging Face dataset: a config per perturbation type (and `all`), one set of features, a dataset card."""
     try:
-        from robustcall.interop._hf import export_hf
+        from robustcall.interop import export_hf
     except ImportError as exc:
         raise _need("hf", exc) from None
     try:
@@ -69,7 +69,7 @@ def bfcl_cmd(
     model_dir: Annotated[str, typer.Option("--model-dir", help="The model folder name BFCL sees.")] = "robustcall",
 ) -> None:
     """The run's clean BFCL answers as `bfcl generate` result files (BFCL_v4_<category>_result.json)."""
-    from robustcall.interop._bfcl_files import BfclFileError, export_bfcl_results
+    from robustcall.interop import BfclFileError, export_bfcl_results
 
     try:
         written = export_bfcl_results(run_dir, out, model_dir=model_dir)
@@ -92,7 +92,7 @@ def import_bfcl_cmd(
     model: Annotated[str, typer.Option("--model", help="Model name recorded in the run.")] = "bfcl-results",
 ) -> None:
     """BFCL result files as a robustcall run of clean BFCL samples, scored by `robustcall score`."""
-    from robustcall.interop._bfcl_files import BfclFileError, import_bfcl_results
+    from robustcall.interop import BfclFileError, import_bfcl_results
     from robustcall.sources import SourceError
 
     try:

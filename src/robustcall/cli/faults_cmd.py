@@ -416,8 +416,8 @@ def report(
 ) -> None:
     """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes);
     with --out also report.md, report.json and each table as CSV and LaTeX."""
-    from robustcall.metrics._fault_report import fault_report
-    from robustcall.report._fault_tables import fault_tables, report_markdown
+    from robustcall.metrics import fault_report
+    from robustcall.report import fault_tables, report_markdown
     from robustcall.run import read_trajectories
 
     trajectories = []

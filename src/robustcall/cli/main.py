@@ -18,6 +18,7 @@ from robustcall.cli import (
     report_cmd,
     rm_cmd,
     train_cmd,
+    validate_cmd,
 )
 from robustcall.cli._errors import RobustcallGroup
 
@@ -76,6 +77,7 @@ commands = (
     pipe_cmd,
     rm_cmd,
     train_cmd,
+    validate_cmd,
 )
 for module in commands:
     module.register(app)

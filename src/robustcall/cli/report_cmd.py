@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from robustcall.cli._options import DEFAULT_RESAMPLES
+
 
 def register(app: typer.Typer) -> None:
     @app.command()
@@ -20,7 +22,7 @@ def register(app: typer.Typer) -> None:
             exists=True,
             help="YAML/JSON mapping of model name or run folder -> size in billions (Figures 2 and 3).",
         ),
-        resamples: int = typer.Option(10_000, min=0, help="Bootstrap resamples B."),
+        resamples: int = typer.Option(DEFAULT_RESAMPLES, min=0, help="Bootstrap resamples B."),
         seed: int = typer.Option(0, help="Bootstrap seed."),
         resampling: str = typer.Option(
             "per-sample",
@@ -29,11 +31,16 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""
+        from robustcall.core import SCORES
         from robustcall.metrics import RESAMPLINGS
         from robustcall.report import write_report
+        from robustcall.score import score_run
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+        for run in runs:  # a report reads what `score` wrote: score the runs that have not been scored
+            if not (run / SCORES).is_file():
+                score_run(run, resamples=0, seed=seed)
         files = write_report(
             runs,
             out,

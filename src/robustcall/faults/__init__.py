@@ -1,10 +1,24 @@
-"""Runtime faults on tool results: the taxonomy, fault profiles, the injector and its Env wrapper.
+"""Runtime faults on tool results: fault profiles, the injector and its Env wrapper (the taxonomy,
+fault classes and types, lives in ``robustcall.core`` with the perturbation types; re-exported here).
 
 The two-pass transition harness and the fault-injection benchmark share one injector: a
 transition perturbation is the profile δ = 1 at call 0 with one fixed Appendix G message.
 """
 
-from robustcall.faults._axes import AXES, AXIS_FAULT_TYPES, Axis, AxisEnv, is_read, parse_axes, with_axes
+from robustcall.core import (
+    AXES,
+    AXIS_FAULT_TYPES,
+    FAULT_CLASSES,
+    FAULT_TYPES,
+    TRANSITION_MESSAGES,
+    Axis,
+    FaultClass,
+    FaultType,
+    fault_type,
+)
+from robustcall.core import FAULT_CLASS_DISPLAY as CLASS_DISPLAY
+from robustcall.core import FAULT_TAXONOMY_TYPES as TAXONOMY_TYPES
+from robustcall.faults._axes import AxisEnv, is_read, parse_axes, with_axes
 from robustcall.faults._env import FaultedStep, FaultyEnv, episode_key
 from robustcall.faults._injector import (
     FaultInjector,
@@ -16,16 +30,6 @@ from robustcall.faults._injector import (
 from robustcall.faults._profile import BUILTIN_PROFILES, CustomFault, FaultProfile, ToolOverride, load_profile
 from robustcall.faults._session import Blocked, Execute, FaultSession
 from robustcall.faults._sft import RecoveryExample, recovery_examples
-from robustcall.faults._transition import TRANSITION_MESSAGES
-from robustcall.faults._types import (
-    CLASS_DISPLAY,
-    FAULT_CLASSES,
-    FAULT_TYPES,
-    TAXONOMY_TYPES,
-    FaultClass,
-    FaultType,
-    fault_type,
-)
 
 __all__ = [
     "AXES",

@@ -21,34 +21,11 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from robustcall.core import ToolCall, ToolSpec, canonical_json
+from robustcall.core import AXES, AXIS_FAULT_TYPES, Axis, ToolCall, ToolSpec, canonical_json
 from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.faults._injector import InjectedFault
-from robustcall.faults._types import FaultType
-
-Axis = Literal["stale_resource", "prerequisite", "param_type_mismatch"]
-AXES: tuple[Axis, ...] = ("stale_resource", "prerequisite", "param_type_mismatch")
-
-AXIS_FAULT_TYPES: dict[str, FaultType] = {
-    "stale_resource": FaultType(
-        "stale_resource", "semantic", True, "transform", "a read returns the state as it was before the last write"
-    ),
-    "prerequisite": FaultType(
-        "prerequisite", "execution", False, "replace", "a write fails until `authenticate` has been called", "tool"
-    ),
-    "param_type_mismatch": FaultType(
-        "param_type_mismatch",
-        "execution",
-        False,
-        "replace",
-        "an argument of the wrong type is refused (HTTP 422)",
-        "call",
-    ),
-}
-"""The axes as fault types (for the logs and the recovery metrics); not drawn by the injector, so no
-profile can name them: ``--axis`` turns them on."""
 
 READ_VERBS = frozenset(
     [

@@ -14,10 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from robustcall.core import ToolCall, seeded_rng
+from robustcall.core import TRANSITION_MESSAGES, FaultClass, FaultType, ToolCall, seeded_rng
 from robustcall.faults._profile import FaultProfile
-from robustcall.faults._transition import TRANSITION_MESSAGES
-from robustcall.faults._types import FaultClass, FaultType
 
 
 class InjectedFault(BaseModel):

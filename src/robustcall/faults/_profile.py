@@ -34,8 +34,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from robustcall.core import InputError, MissingInputError, load_config_file
-from robustcall.faults._types import FAULT_TYPES, FaultClass, FaultType
+from robustcall.core import FAULT_TYPES, FaultClass, FaultType, InputError, MissingInputError, load_config_file
 
 
 class CustomFault(BaseModel):

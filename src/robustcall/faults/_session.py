@@ -23,11 +23,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from robustcall.core import ToolCall, ToolSpec, canonical_json
+from robustcall.core import FAULT_TYPES, FaultType, ToolCall, ToolSpec, canonical_json
 from robustcall.faults._anomaly import TRANSFORMS
 from robustcall.faults._injector import FaultInjector, InjectedFault, synthesise
 from robustcall.faults._profile import FaultProfile
-from robustcall.faults._types import FAULT_TYPES, FaultType
 
 NEW_PARAM_VALUE = "2"
 _NEW_PARAMS = ("api_version", "client_api_version", *(f"api_version_{i}" for i in range(2, 1000)))

@@ -26,11 +26,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from robustcall.core import Message, ToolCall, Trajectory
+from robustcall.core import FAULT_TYPES, FaultClass, Message, ToolCall, Trajectory
 from robustcall.envs import Env
 from robustcall.faults._env import FaultyEnv
 from robustcall.faults._profile import FaultProfile
-from robustcall.faults._types import FAULT_TYPES, FaultClass
 from robustcall.formats import OutputFormat, render_calls
 
 DIAGNOSIS: dict[FaultClass, str] = {

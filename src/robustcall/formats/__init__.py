@@ -5,7 +5,8 @@ token reader for the common literal case) and JSON with :mod:`json`.
 """
 
 from robustcall.formats._bounds import MAX_NESTING, MAX_PARSE_CHARS, calls_refusal
-from robustcall.formats._parse import DISPATCH, parse_tool_calls, read_tool_calls
+from robustcall.formats._parse import DISPATCH, parse_tool_calls, read_tool_calls, read_tool_calls_shared
+from robustcall.formats._pyvalues import UNREADABLE
 from robustcall.formats._render import (
     DEFAULT_FORMATS,
     render_calls,
@@ -22,11 +23,13 @@ __all__ = [
     "MAX_NESTING",
     "MAX_PARSE_CHARS",
     "OUTPUT_FORMATS",
+    "UNREADABLE",
     "OutputFormat",
     "ParseResult",
     "calls_refusal",
     "parse_tool_calls",
     "read_tool_calls",
+    "read_tool_calls_shared",
     "render_calls",
     "render_messages",
     "render_observation",

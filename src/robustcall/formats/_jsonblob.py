@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from robustcall.formats._react import action_inputs
 from robustcall.formats._scan import json_values, loads_lenient
 from robustcall.formats._types import Ctx, RawCall
 
@@ -17,9 +18,11 @@ _META_KEYS = frozenset({"type", "id", "thought", "reasoning", "index", "call_id"
 
 
 def json_calls(text: str, ctx: Ctx) -> list[RawCall]:
-    """Calls of every JSON blob in the text."""
+    """Calls of every JSON blob in the text. The ``Action Input`` of a ReAct step is that step's
+    arguments, not a blob: ``Action: f`` / ``Action Input: {"function": "x**2"}`` is a call of ``f``
+    (read by ``react_calls``), not of ``x**2``."""
     out: list[RawCall] = []
-    for value in json_values(text):
+    for value in json_values(text, action_inputs(text)):
         out.extend(calls_from_value(value, ctx))
     return out
 

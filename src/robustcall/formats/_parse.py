@@ -12,7 +12,8 @@ from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
-from robustcall.formats._bounds import MAX_NESTING, READ_ERRORS, calls_refusal, refusal
+from robustcall.formats._bounds import MAX_NESTING, MAX_PARSE_CHARS, READ_ERRORS, calls_refusal, refusal
+from robustcall.formats._canonical import canonical_calls
 from robustcall.formats._fastpy import read_flat, read_tokens
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._pyvalues import has_bare, resolve_args
@@ -87,6 +88,15 @@ def _parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None
         flat = [] if s == "[]" else read_flat(s)
         if flat is not None:
             return ParseResult([ToolCall(name=name, arguments=args) for name, args in flat], "bfcl", [])
+    canonical = canonical_calls(text, fmt)
+    if canonical is not None:  # tagged JSON lines, a JSON blob or ReAct steps, as render_calls writes them
+        return ParseResult([ToolCall(name=name, arguments=args) for name, args in canonical[0]], canonical[1], [])
+    return dispatch(text, fmt, tools, report)
+
+
+def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report: bool = True) -> ParseResult:
+    """The general path: the variants in ``fmt``'s dispatch order, fences first (no bounds
+    checked, no fast path tried; :func:`parse_tool_calls` does both)."""
     ctx = Ctx(tools={t.name: t for t in tools} if tools else {}, report=report)
     body = strip_think(text)
     if not body.strip():
@@ -157,10 +167,16 @@ def read_tool_calls_shared(
 
     ``tools`` reaches the result in three places only: positional arguments (mapped onto a schema;
     they need a ``(``), the bare-Python variant (calls of listed tools; a ``(``) and BFCL's decoded
-    JSON shape ``{name: {...}}`` (a ``{``). The fast reader never uses them (it declines positional
-    arguments). So a text read by the fast reader, or one with neither ``(`` nor ``{``, reads the
-    same under any tool list; anything else is said to depend on it.
+    JSON shape ``{name: {...}}`` (a ``{``). The fast readers never use them (the BFCL one declines
+    positional arguments; the canonical tagged, JSON-blob and ReAct renderings are read by their
+    name keys). So a text read by a fast reader, or one with neither ``(`` nor ``{``, reads the same
+    under any tool list; anything else is said to depend on it.
     """
+    if len(text) <= MAX_PARSE_CHARS and text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+        # within the bounds (refusal(text) is None), and no value nests deeper than MAX_NESTING
+        canonical = canonical_calls(text, fmt)
+        if canonical is not None:
+            return canonical[0], True  # read by name keys only: no tool list reaches them
     if fmt == "bfcl" and refusal(text) is None:
         try:
             got = _fast_bfcl(text)

@@ -26,21 +26,45 @@ _SCAFFOLD = frozenset(
 
 def react_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     """Every ``Action:`` step with its ``Action Input`` (``{}`` when there is none)."""
-    actions = list(_ACTION.finditer(text))
     out: list[RawCall] = []
     code = False
+    for name, label, rest, stop in _steps(text):
+        code = code or label != "Action"
+        args: dict[str, Any] = {}
+        if rest >= 0:
+            args = _input_args(text[rest:stop], name, ctx)
+        out.append(RawCall(name, args))
+    return out, ("react_actioncode" if code else "react") if out else ""
+
+
+def action_inputs(text: str) -> set[int]:
+    """Where the value of each ``Action Input`` that :func:`react_calls` reads starts (its ``{`` or
+    ``[``): that value is a step's arguments, never a JSON blob of its own (``json_calls`` skips it)."""
+    if "Action" not in text:
+        return set()
+    starts: set[int] = set()
+    for _, _, rest, stop in _steps(text):
+        j = rest
+        while 0 <= j < stop and text[j].isspace():
+            j += 1
+        if 0 <= j < stop and text[j] in "{[":
+            starts.add(j)
+    return starts
+
+
+def _steps(text: str) -> list[tuple[str, str, int, int]]:
+    """Each ``Action:`` step with a name: (name, label, where its Action Input's value begins or
+    ``-1`` when it has none, where the step ends)."""
+    actions = list(_ACTION.finditer(text))
+    out: list[tuple[str, str, int, int]] = []
     for k, m in enumerate(actions):
         name = m.group(2).strip().strip("`'\"*").strip()
         if not name:
             continue
-        code = code or m.group(1) != "Action"
         stop = actions[k + 1].start() if k + 1 < len(actions) else len(text)
         im = _INPUT.search(text, m.end(), stop)
-        args: dict[str, Any] = {}
-        if im is not None:
-            args = _input_args(text[im.end() : stop], name, ctx)
-        out.append(RawCall(name, args))
-    return out, ("react_actioncode" if code else "react") if out else ""
+        out.append((name, m.group(1), im.end() if im is not None else -1, stop))
+    return out
 
 
 def _input_args(rest: str, name: str, ctx: Ctx) -> dict[str, Any]:

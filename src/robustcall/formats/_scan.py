@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Container
 from typing import Any
 
 from robustcall.formats._pyvalues import literal
@@ -151,8 +152,9 @@ def decode_object(text: str, start: int) -> tuple[Any, int] | None:
     return value, stop
 
 
-def json_values(text: str) -> list[Any]:
-    """Top-level JSON objects / arrays embedded in ``text``, left to right."""
+def json_values(text: str, skip: Container[int] = ()) -> list[Any]:
+    """Top-level JSON objects / arrays embedded in ``text``, left to right; a value that starts at
+    an index in ``skip`` is stepped over (not returned, and nothing inside it either)."""
     out: list[Any] = []
     i, n = 0, len(text)
     while i < n:
@@ -164,7 +166,8 @@ def json_values(text: str) -> list[Any]:
             i = j + 1
             continue
         value, end = got
-        out.append(value)
+        if j not in skip:
+            out.append(value)
         i = end
     return out
 

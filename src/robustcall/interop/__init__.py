@@ -1,4 +1,48 @@
 """Working where users already work: Inspect AI logs and tasks, Hugging Face datasets, BFCL result files.
 
-Each lives in its own module and needs its own optional extra; importing this package needs none.
+Each lives in its own module and needs its own optional extra; importing this package needs none:
+a name below loads its module (and that module's extra) the first time it is used.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from robustcall.interop._bfcl_files import BfclFileError, export_bfcl_results, import_bfcl_results
+    from robustcall.interop._hf import export_hf, sample_from_row, sample_row
+    from robustcall.interop._inspect_log import chat_messages, export_inspect
+    from robustcall.interop._inspect_task import robustbench_task
+
+_LAZY: dict[str, str] = {
+    "BfclFileError": "_bfcl_files",
+    "export_bfcl_results": "_bfcl_files",
+    "import_bfcl_results": "_bfcl_files",
+    "export_hf": "_hf",
+    "sample_from_row": "_hf",
+    "sample_row": "_hf",
+    "chat_messages": "_inspect_log",
+    "export_inspect": "_inspect_log",
+    "robustbench_task": "_inspect_task",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+__all__ = [
+    "BfclFileError",
+    "chat_messages",
+    "export_bfcl_results",
+    "export_hf",
+    "export_inspect",
+    "import_bfcl_results",
+    "robustbench_task",
+    "sample_from_row",
+    "sample_row",
+]

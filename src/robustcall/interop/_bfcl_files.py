@@ -21,10 +21,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import Prediction, PredictionRecord, Sample, ToolCall, read_checkpoint, write_jsonl
+from robustcall.core import (
+    PREDICTIONS,
+    Prediction,
+    PredictionRecord,
+    RunMeta,
+    Sample,
+    ToolCall,
+    read_checkpoint,
+    record_key,
+    write_jsonl,
+)
 from robustcall.formats import parse_tool_calls
-from robustcall.run import PREDICTIONS, record_key, write_meta
-from robustcall.sources._bfcl import BENCHMARK, BFCL_CATEGORIES, load_bfcl
+from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
+from robustcall.sources import BFCL_CATEGORIES, load_bfcl
 
 VERSION_PREFIX = "BFCL_v4"
 RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"
@@ -90,19 +100,24 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
         raise BfclFileError(f"{out} already holds predictions: import into a new directory")
     by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
     records: dict[tuple[str, str], PredictionRecord] = {}
+    fc = False
     for path, n, entry in read_result_lines(folder):
         where = f"{path}:{n}"
         sample = by_id.get(str(entry["id"]))
         if sample is None:
             raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers")
         rec = PredictionRecord(**dict(sample), prediction=_prediction(sample, entry["result"], where), model=model)
+        if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
+            fc = True
         key = record_key(rec)
         if key in records:
             raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
         records[key] = rec
     write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
-    write_meta(out, {"bench": None, "model": model, "mode": None, "types": "clean", "limit": None,
-                     "imported_from": str(folder.resolve()), "format": "bfcl-results"})  # fmt: skip
+    # the handler's mode as its results show it: a prompting handler writes text only
+    meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
+                   imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
+    meta.write(out)
     return len(records)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from robustcall.core import Sample, read_jsonl, type_info
+from robustcall.core import MANIFEST, Sample, read_bench_manifest, read_jsonl, type_file, type_info
 
 try:
     from datasets import Dataset, Features, Value  # type: ignore[import-untyped]
@@ -231,16 +231,17 @@ def _card(manifest: dict[str, Any], types: list[str], name: str) -> str:
 def export_hf(bench: Path, out: Path, name: str | None = None) -> dict[str, int]:
     """Write ``bench`` (a ``robustcall build`` directory) as a Hugging Face dataset folder at ``out``;
     return the rows per type."""
-    manifest_path = bench / "manifest.json"
+    manifest_path = bench / MANIFEST
     if not manifest_path.is_file():
         raise FileNotFoundError(f"{manifest_path} not found: is {bench} a benchmark built by `robustcall build`?")
-    manifest: dict[str, Any] = json.loads(manifest_path.read_text())
-    types = [t for t in manifest.get("types", []) if (bench / f"{t}.jsonl").is_file()]
+    # as the file gives it (a newer format is refused)
+    manifest: dict[str, Any] = read_bench_manifest(manifest_path).model_dump(mode="json", exclude_unset=True)
+    types = [t for t in manifest.get("types", []) if (bench / type_file(t)).is_file()]
     (out / "data").mkdir(parents=True, exist_ok=True)
     disable_progress_bar()
     rows_per_type: dict[str, int] = {}
     for t in types:
-        rows = [sample_row(s) for s in read_jsonl(bench / f"{t}.jsonl", Sample)]
+        rows = [sample_row(s) for s in read_jsonl(bench / type_file(t), Sample)]
         Dataset.from_list(rows, features=FEATURES).to_parquet(str(out / "data" / f"{t}.parquet"))
         rows_per_type[t] = len(rows)
     (out / "README.md").write_text(_card(manifest, types, name or bench.resolve().name), encoding="utf-8")

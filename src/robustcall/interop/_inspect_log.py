@@ -15,9 +15,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import Message, PredictionRecord, ToolCall, Verdict, read_checkpoint, read_jsonl, type_info
+from robustcall.core import (
+    PREDICTIONS,
+    RUN_META,
+    SCORES,
+    Message,
+    PredictionRecord,
+    ToolCall,
+    Verdict,
+    read_checkpoint,
+    read_jsonl,
+    read_run_meta,
+    record_key,
+    type_info,
+)
 from robustcall.models import tool_parameters
-from robustcall.run import PREDICTIONS, RUN_META, SCORES, record_key
 from robustcall.score import score_records
 
 try:
@@ -191,7 +203,10 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[PredictionRecord], lis
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {run_dir} a run directory?")
     meta_path = run_dir / RUN_META
-    meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    # as the file gives it (a newer format is refused)
+    meta: dict[str, Any] = (
+        read_run_meta(meta_path).model_dump(mode="json", exclude_unset=True) if meta_path.is_file() else {}
+    )
     by_key: dict[tuple[str, str], PredictionRecord] = {}
     for rec in read_checkpoint(path, PredictionRecord):
         by_key[record_key(rec)] = rec

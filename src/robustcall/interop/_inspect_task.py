@@ -13,8 +13,7 @@ from pathlib import Path
 
 from robustcall.core import Prediction, PredictionRecord, Sample
 from robustcall.interop._inspect_log import chat_messages
-from robustcall.models import ModelRequest, ModelResponse
-from robustcall.models._api import Mode
+from robustcall.models import Mode, ModelRequest, ModelResponse
 from robustcall.run import answer, parse_types, plan_work
 from robustcall.score import score_records
 

@@ -8,7 +8,7 @@ from robustcall.metrics._bootstrap import (
     half_width,
     sum_replicates,
 )
-from robustcall.metrics._fault_report import FaultReport, fault_report
+from robustcall.metrics._fault_report import SWEEP_DELTAS, FaultReport, agent_of, delta_of, fault_report
 from robustcall.metrics._fault_text import ACKNOWLEDGE_PATTERNS, CLASS_PATTERNS, Diagnosis, diagnose
 from robustcall.metrics._faults import (
     LOOP_REPEATS,
@@ -34,7 +34,19 @@ from robustcall.metrics._ghost import (
     ghost_kind,
     ghost_row,
 )
-from robustcall.metrics._pipe import COMBINES, Combine
+from robustcall.metrics._pipe import (
+    ALPHAS,
+    COMBINE_LABELS,
+    COMBINES,
+    Combine,
+    Counts,
+    averaged_counts,
+    combined_interface_reliance,
+    interface_reliance,
+    ir_log,
+    naive_interface_reliance,
+    pipe_delta,
+)
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
     Estimate,
@@ -53,17 +65,21 @@ from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 
 __all__ = [
     "ACKNOWLEDGE_PATTERNS",
+    "ALPHAS",
     "CLASS_PATTERNS",
     "COMBINES",
+    "COMBINE_LABELS",
     "COMPONENT_ORDER",
     "DEFAULT_RESAMPLES",
     "DELTA_COMPONENTS",
     "LOOP_REPEATS",
     "MODE_DISPLAY",
     "RESAMPLINGS",
+    "SWEEP_DELTAS",
     "UNIT_NOTE",
     "Cell",
     "Combine",
+    "Counts",
     "Diagnosis",
     "EpisodeOutcome",
     "Estimate",
@@ -79,9 +95,13 @@ __all__ = [
     "ScoreMatrix",
     "Significance",
     "Summary",
+    "agent_of",
     "analyse",
+    "averaged_counts",
     "bootstrap_halfwidth",
+    "combined_interface_reliance",
     "component_delta",
+    "delta_of",
     "diagnose",
     "error_mode_shares",
     "failure_mode",
@@ -96,8 +116,12 @@ __all__ = [
     "half_width",
     "heat_text",
     "injection_counts",
+    "interface_reliance",
+    "ir_log",
     "marker",
+    "naive_interface_reliance",
     "paired_significance",
+    "pipe_delta",
     "recovered",
     "robustness",
     "source_id",

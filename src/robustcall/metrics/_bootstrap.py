@@ -21,14 +21,16 @@ from typing import Any, Literal
 
 import numpy as np
 
+from robustcall.core import DEFAULTS
+
 Array = np.ndarray[Any, Any]
 
 Resampling = Literal["per-sample", "clustered"]
 """``per-sample``: records resampled within each group (the paper's intervals); ``clustered``:
 source samples resampled, every statistic of one replicate from the same draw (paired)."""
 RESAMPLINGS: tuple[Resampling, ...] = ("per-sample", "clustered")
-DEFAULT_RESAMPLES = 10_000
-"""B, as in the paper."""
+DEFAULT_RESAMPLES = DEFAULTS.bootstrap_resamples
+"""B, as in the paper (``robustcall.core.DEFAULTS``)."""
 
 
 def group_rng(seed: int, group: str) -> np.random.Generator:

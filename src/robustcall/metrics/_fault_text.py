@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from robustcall.faults import FaultClass
+from robustcall.core import FaultClass
 
 Diagnosis = FaultClass | Literal["unspecified"] | None
 

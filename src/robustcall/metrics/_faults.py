@@ -66,8 +66,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from robustcall.core import Step, Trajectory, canonical_json
-from robustcall.faults import FAULT_CLASSES, FAULT_TYPES, FaultClass
+from robustcall.core import FAULT_CLASSES, FAULT_TYPES, FaultClass, Step, Trajectory, canonical_json
 from robustcall.metrics._fault_text import diagnose
 
 FailureMode = Literal[

@@ -7,6 +7,9 @@
 - ``replay:<predictions.jsonl>``: a previous run's raw text, to re-parse and re-score;
 - ``scripted:<policy>``: deterministic policies for tests; ``scripted:expert|memorise|random`` play an
   episode's environment through its expert (bound to each episode's environment).
+
+Each kind is registered by name (``register_model_kind``, ``MODEL_KINDS``); scripted policies and
+scripted models by name too (``policy``, ``scripted_model``).
 """
 
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
@@ -14,18 +17,25 @@ from robustcall.models._convert import json_schema, tool_parameters, unwire_call
 from robustcall.models._factory import OPENAI_DEFAULT_BASE_URL, SPEC_HELP, check_spec, make_model, resolve_base_url
 from robustcall.models._http import HttpClient, HttpConnectionError, HttpResponse
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
+from robustcall.models._registry import MODEL_KINDS, ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
 from robustcall.models._replay import ReplayModel
 from robustcall.models._retry import BackoffLender, backoff_lender
 from robustcall.models._scripted import (
     ENV_POLICIES,
     GIVE_UP_TEXT,
     POLICIES,
+    SCRIPTED_MODELS,
     BindsToEnv,
     EnvScriptedModel,
     ExpertEnv,
     RenamingEnv,
+    ScriptedFactory,
     ScriptedModel,
+    env_policy,
+    make_scripted,
     policy,
+    scripted_model,
+    scripted_names,
 )
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings, SettingsError, load_settings
 from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
@@ -35,8 +45,10 @@ __all__ = [
     "ENV_POLICIES",
     "GIVE_UP_TEXT",
     "KEEP",
+    "MODEL_KINDS",
     "OPENAI_DEFAULT_BASE_URL",
     "POLICIES",
+    "SCRIPTED_MODELS",
     "SPEC_HELP",
     "BackoffLender",
     "BindsToEnv",
@@ -47,13 +59,16 @@ __all__ = [
     "HttpConnectionError",
     "HttpResponse",
     "Mode",
+    "ModelKind",
     "ModelRequest",
     "ModelResponse",
     "ModelSettings",
+    "ModelSpec",
     "OpenAIChatModel",
     "RenamingEnv",
     "ReplayModel",
     "RetryRequest",
+    "ScriptedFactory",
     "ScriptedModel",
     "SettingsError",
     "TextModel",
@@ -61,12 +76,19 @@ __all__ = [
     "backoff_lender",
     "chat_url",
     "check_spec",
+    "env_policy",
     "json_schema",
     "load_settings",
     "make_model",
+    "make_scripted",
     "openai_endpoint",
+    "parse_spec",
     "policy",
+    "register_model_kind",
     "resolve_base_url",
+    "scripted_model",
+    "scripted_names",
+    "spec_help",
     "tool_parameters",
     "unwire_calls",
 ]

@@ -8,14 +8,11 @@ from pathlib import Path
 from robustcall.core import InputError
 from robustcall.models._api import ChatModel, Mode
 from robustcall.models._openai import OpenAIChatModel
+from robustcall.models._registry import ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
 from robustcall.models._replay import ReplayModel
-from robustcall.models._scripted import ENV_POLICIES, EnvScriptedModel, ScriptedModel
+from robustcall.models._scripted import make_scripted
 from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings
 
-SPEC_HELP = (
-    "local | local:<gguf> | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url> | "
-    "replay:<predictions.jsonl> | scripted:<policy>"
-)
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where ``openai/<model>`` goes with neither ``--base-url`` nor ``OPENAI_BASE_URL`` (the SDK's default)."""
 
@@ -60,16 +57,54 @@ def resolve_base_url(spec: str, base_url: str | None = None) -> tuple[str, str]:
     return model, url
 
 
+def _check_openai(spec: ModelSpec) -> None:
+    resolve_base_url(spec.spec, spec.base_url)
+
+
+def _openai(spec: ModelSpec) -> ChatModel:
+    model, url = resolve_base_url(spec.spec, spec.base_url)
+    settings = load_settings(spec.settings_file, model)
+    name = spec.spec if spec.spec.startswith("openai:") else f"openai:{model}@{url}"
+    return OpenAIChatModel(model, split_urls(url), settings, mode=spec.mode, concurrency=spec.concurrency, name=name)
+
+
+def _local(spec: ModelSpec) -> ChatModel:
+    from robustcall.models.local import LocalModel
+
+    settings = load_settings(spec.settings_file, "local", LOCAL_DEFAULTS)
+    return LocalModel(settings, mode=spec.mode, concurrency=spec.concurrency, gguf=spec.rest or None)
+
+
+def _replay(spec: ModelSpec) -> ChatModel:
+    return ReplayModel(Path(spec.rest), mode=spec.mode or "prompt")
+
+
+def _scripted(spec: ModelSpec) -> ChatModel:
+    return make_scripted(spec.rest, spec.mode)
+
+
+register_model_kind(ModelKind("local", "local | local:<gguf>", _local, needs_rest=False))
+register_model_kind(
+    ModelKind(
+        "openai",
+        "openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<base_url>",
+        _openai,
+        check=_check_openai,
+        needs_rest=False,
+        separators=":/",
+        base_url=True,
+    )
+)
+register_model_kind(ModelKind("replay", "replay:<predictions.jsonl>", _replay))
+register_model_kind(ModelKind("scripted", "scripted:<policy>", _scripted))
+
+SPEC_HELP = spec_help()
+"""The built-in kinds' usage (``spec_help()`` lists kinds registered later too)."""
+
+
 def check_spec(spec: str, base_url: str | None = None) -> None:
     """Raise ``ValueError`` for a spec ``make_model`` would refuse, without building anything."""
-    if spec.startswith(("openai/", "openai:")):
-        resolve_base_url(spec, base_url)
-        return
-    if base_url is not None:
-        raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
-    kind, _, rest = spec.partition(":")
-    if not (kind == "local" or (kind in ("replay", "scripted") and rest)):
-        raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
+    parse_spec(spec, base_url=base_url)
 
 
 def make_model(
@@ -80,33 +115,16 @@ def make_model(
     concurrency: int = DEFAULT_CONCURRENCY,
     base_url: str | None = None,
 ) -> ChatModel:
-    """A backend from a spec string (see ``SPEC_HELP``); ``mode`` overrides the settings file's mode.
+    """A backend from a spec string (see ``spec_help()``; kinds in ``MODEL_KINDS``); ``mode``
+    overrides the settings file's mode.
 
     Settings are looked up under the spec's model name (``local``, the ``<model>`` of an openai spec).
     ``base_url`` (the CLI's ``--base-url``) serves ``openai/<model>`` specs only. A comma list of
     base URLs (in ``base_url`` or after the ``@``) spreads the requests over those replicas.
+    ``concurrency``: requests in flight at once; the connection pool is sized to it.
     Raises ``InputError`` (a ``ValueError``) on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
     """
-    kind, _, rest = spec.partition(":")
     if settings_file is not None:  # a typo anywhere in the file is an error for every backend, used or not
         load_settings(settings_file, spec)
-    if spec.startswith(("openai/", "openai:")):
-        model, url = resolve_base_url(spec, base_url)
-        settings = load_settings(settings_file, model)
-        name = spec if spec.startswith("openai:") else f"openai:{model}@{url}"
-        urls = split_urls(url)
-        return OpenAIChatModel(model, urls, settings, mode=mode, concurrency=concurrency, name=name)
-    if base_url is not None:
-        raise InputError(f"--base-url applies to openai/<model> specs, not {spec!r}")
-    if kind == "local":
-        from robustcall.models.local import LocalModel
-
-        settings = load_settings(settings_file, "local", LOCAL_DEFAULTS)
-        return LocalModel(settings, mode=mode, concurrency=concurrency, gguf=rest or None)
-    if kind == "replay" and rest:
-        return ReplayModel(Path(rest), mode=mode or "prompt")
-    if kind == "scripted" and rest in ENV_POLICIES:  # plays each episode's environment (always fc)
-        return EnvScriptedModel(rest)
-    if kind == "scripted" and rest:
-        return ScriptedModel(rest, mode=mode or "fc")
-    raise InputError(f"bad model spec {spec!r}: expected {SPEC_HELP}")
+    kind, parsed = parse_spec(spec, mode=mode, settings_file=settings_file, concurrency=concurrency, base_url=base_url)
+    return kind.build(parsed)

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
-from robustcall.core import InputError
+from robustcall.core import DEFAULTS, InputError
 from robustcall.models._proxy import open_tunnel, proxy_for
 
 
@@ -217,10 +217,16 @@ class _Connection(asyncio.Protocol):
 
 
 class HttpClient:
-    """Requests to one origin (``scheme://host:port``) over a pool of at most ``limit`` connections."""
+    """Requests to one origin (``scheme://host:port``) over a pool of at most ``limit`` connections
+    (a model client passes its concurrency: one connection per request in flight)."""
 
     def __init__(
-        self, base_url: str, *, limit: int = 8, headers: dict[str, str] | None = None, trust_env: bool = True
+        self,
+        base_url: str,
+        *,
+        limit: int = DEFAULTS.concurrency,
+        headers: dict[str, str] | None = None,
+        trust_env: bool = True,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:

@@ -2,9 +2,10 @@
 
 Two kinds, both named ``scripted:<name>``: request policies (:data:`POLICIES`, :class:`ScriptedModel`)
 answer from the request alone (the sample's golden answers, the transcript); environment policies
-(:data:`ENV_POLICIES`, :class:`EnvScriptedModel`: ``expert``, ``memorise``, ``random``) play an
-episode's environment through its expert, so a run binds them to each episode's environment
-(:class:`BindsToEnv`; the multi-turn loop does it for any model that has ``bind``).
+(:data:`ENV_POLICIES`, registered as scripted models by :func:`env_policy`; :class:`EnvScriptedModel`:
+``expert``, ``memorise``, ``random``) play an episode's environment through its expert, so a run binds
+them to each episode's environment (:class:`BindsToEnv`; the multi-turn loop does it for any model
+that has ``bind``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ Policy = Callable[[ModelRequest], list[ToolCall] | str]
 """A policy returns the calls to make, or a text-only answer (no call)."""
 
 POLICIES: dict[str, Policy] = {}
+"""Request policies by name: ``scripted:<name>`` answers each request with the policy's output."""
+
+ScriptedFactory = Callable[[Mode | None], ChatModel]
+"""Builds a scripted model in the mode asked for (``None``: its own default)."""
+
+SCRIPTED_MODELS: dict[str, ScriptedFactory] = {}
+"""Scripted models that are more than a request policy (e.g. one bound to each episode's
+environment), by name; ``scripted:<name>`` looks here first, then in ``POLICIES``."""
+
 GIVE_UP_TEXT = "The tool failed; please try again later."
 
 
@@ -33,6 +43,36 @@ def policy(name: str) -> Callable[[Policy], Policy]:
         return fn
 
     return register
+
+
+def scripted_model(name: str) -> Callable[[ScriptedFactory], ScriptedFactory]:
+    """Register a scripted model's factory under ``scripted:<name>``."""
+
+    def register(fn: ScriptedFactory) -> ScriptedFactory:
+        SCRIPTED_MODELS[name] = fn
+        return fn
+
+    return register
+
+
+def scripted_names() -> list[str]:
+    """Every ``scripted:<name>`` known, sorted."""
+    return sorted({*POLICIES, *SCRIPTED_MODELS})
+
+
+def _unknown(name: str) -> InputError:
+    return InputError(f"unknown scripted policy {name!r} (known: {', '.join(scripted_names())})")
+
+
+def make_scripted(name: str, mode: Mode | None = None) -> ChatModel:
+    """``scripted:<name>``: a registered scripted model, else a ``ScriptedModel`` playing the policy
+    (``fc`` mode unless told otherwise)."""
+    factory = SCRIPTED_MODELS.get(name)
+    if factory is not None:
+        return factory(mode)
+    if name not in POLICIES:
+        raise _unknown(name)
+    return ScriptedModel(name, mode=mode or "fc")
 
 
 def _golden(req: ModelRequest) -> list[ToolCall]:
@@ -160,7 +200,7 @@ def obey_instructions(req: ModelRequest) -> list[ToolCall] | str:
 
 
 NUDGES = ("Continue.",)
-"""Turns an agent loop appends without a new request (``robustcall.perturb.beyond.FOLLOW_UP``)."""
+"""Turns an agent loop appends without a new request (``robustcall.perturb.FOLLOW_UP``)."""
 
 
 @policy("trust_transcript")
@@ -198,8 +238,7 @@ class ScriptedModel:
 
     def __init__(self, policy_name: str, *, mode: Mode = "fc") -> None:
         if policy_name not in POLICIES:
-            known = ", ".join(sorted(POLICIES))
-            raise InputError(f"unknown scripted policy {policy_name!r} (known: {known})")
+            raise _unknown(policy_name)
         self.policy = POLICIES[policy_name]
         self.name = f"scripted:{policy_name}"
         self.mode: Mode = mode
@@ -260,15 +299,19 @@ def mentions(req: ModelRequest, name: str) -> int:
     return sum(len(pattern.findall(text)) for text in texts)
 
 
-def _env_policy(name: str) -> Callable[[EnvPolicy], EnvPolicy]:
+def env_policy(name: str) -> Callable[[EnvPolicy], EnvPolicy]:
+    """Register an environment policy as the scripted model ``scripted:<name>`` (an
+    :class:`EnvScriptedModel`, bound to each episode's environment)."""
+
     def register(fn: EnvPolicy) -> EnvPolicy:
         ENV_POLICIES[name] = fn
+        SCRIPTED_MODELS[name] = lambda mode: EnvScriptedModel(name)  # always fc: its calls are structured
         return fn
 
     return register
 
 
-@_env_policy("expert")
+@env_policy("expert")
 def _expert(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
     """The expert's action by the name the interface lists first (dual mode: the family listed first:
     synonyms in order 1, originals in order 2); the name it is shown by when neither is listed."""
@@ -277,14 +320,14 @@ def _expert(action: ToolCall, original: str, req: ModelRequest, seed: int) -> To
     return action if shown == action.name else action.model_copy(update={"name": shown})
 
 
-@_env_policy("memorise")
+@env_policy("memorise")
 def _memorise(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
     """The expert's action by the environment's own name, like an agent that memorised its training
     interface."""
     return action if original == action.name else action.model_copy(update={"name": original})
 
 
-@_env_policy("random")
+@env_policy("random")
 def _random(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
     """The expert's action by one of its names drawn at random, each weighted by how often it appears
     in everything the agent has been shown (seeded by the run seed, the episode and the step)."""

@@ -7,37 +7,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-from robustcall.core import InputError, load_config_file
+from robustcall.core import DEFAULTS, InputError, load_config_file
 from robustcall.models._api import Mode
 
-DEFAULT_CONCURRENCY = 4
-"""Requests in flight at once when a command is not told otherwise (every command, every backend)."""
+DEFAULT_CONCURRENCY = DEFAULTS.concurrency
+"""Requests in flight at once when a command is not told otherwise (every command, every backend;
+``robustcall.core.DEFAULTS``)."""
 
 
 @dataclass
 class ModelSettings:
-    """Decoding, retries and timeouts for one model. Defaults follow Table 15: temperature 0, 1024 tokens."""
+    """Decoding, retries and timeouts for one model; the defaults are ``robustcall.core.DEFAULTS``
+    (Table 15: temperature 0, 1024 tokens)."""
 
-    temperature: float | None = 0.0
+    temperature: float | None = DEFAULTS.temperature
     """``None`` (``temperature: null`` in a settings file): not sent, the endpoint's default applies
     (reasoning models such as gpt-5 reject any other value)."""
-    max_tokens: int = 1024
+    max_tokens: int = DEFAULTS.max_tokens
     mode: Mode = "prompt"
-    timeout_s: float = 120.0
+    timeout_s: float = DEFAULTS.timeout_s
     """Per-request timeout, the whole request (never unbounded)."""
-    connect_timeout_s: float = 10.0
+    connect_timeout_s: float = DEFAULTS.connect_timeout_s
     """TCP (and TLS) connect; 0: only ``timeout_s`` applies."""
-    first_byte_timeout_s: float = 60.0
+    first_byte_timeout_s: float = DEFAULTS.first_byte_timeout_s
     """From sending the request to the first byte of the answer, which for a non-streamed chat
     completion is the whole generation; 0: only ``timeout_s`` applies."""
-    idle_timeout_s: float = 30.0
+    idle_timeout_s: float = DEFAULTS.idle_timeout_s
     """Longest silence once the answer has begun; 0: only ``timeout_s`` applies."""
-    max_response_bytes: int = 16 * 2**20
+    max_response_bytes: int = DEFAULTS.max_response_bytes
     """Largest response body read; a bigger one is an infra error, not retried."""
-    max_retries: int = 5
+    max_retries: int = DEFAULTS.max_retries
     """Retries after the first attempt on 429 / 5xx / timeouts / dropped connections."""
-    backoff_base_s: float = 0.5
-    backoff_max_s: float = 30.0
+    backoff_base_s: float = DEFAULTS.backoff_base_s
+    backoff_max_s: float = DEFAULTS.backoff_max_s
     tool_choice: str | None = None
     """fc mode: ``auto``, ``required`` or ``none`` sent as ``tool_choice``; unset sends none (the server's default)."""
     parallel_tool_calls: bool | None = None

@@ -1,17 +1,25 @@
 """Static, seeded, deterministic perturbations of samples (RobustBench-TC Observation / Action /
-Reward), registered under the papers' code names, and ``build_benchmark``."""
+Reward), registered under the papers' code names, and ``build_benchmark``.
 
-from robustcall.perturb import action, beyond, observation, reward, transition  # noqa: F401  (registration)
-from robustcall.perturb._llm import LLMRewriter
+One module per POMDP component (``_observation``, ``_action``, ``_reward``, ``_transition``, and
+``_beyond`` for Appendix N's axes) registers its types in ``REGISTRY`` on import; the public API is
+what this package exports.
+"""
+
+from robustcall.perturb import _action, _beyond, _observation, _reward, _transition  # noqa: F401  (registration)
+from robustcall.perturb._audit import audit, parse_score
+from robustcall.perturb._beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
+from robustcall.perturb._build import build_benchmark, perturb_all, static_types
+from robustcall.perturb._llm import LLMRewriter, model_specs
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
+from robustcall.perturb._reward import abbreviate
 from robustcall.perturb._rewriter import Rewriter, guarded
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, PerturbContext
-from robustcall.perturb.build import MANIFEST, build_benchmark, perturb_all, static_types
-from robustcall.perturb.reward import abbreviate
 
 __all__ = [
-    "MANIFEST",
+    "CONTEXT_LEVELS",
+    "FOLLOW_UP",
     "REGISTRY",
     "GuardStats",
     "LLMRewriter",
@@ -21,9 +29,13 @@ __all__ = [
     "Protection",
     "Rewriter",
     "abbreviate",
+    "audit",
     "build_benchmark",
     "golden_strings",
     "guarded",
+    "message_text",
+    "model_specs",
+    "parse_score",
     "perturb_all",
     "protect",
     "static_types",

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from robustcall.faults import CLASS_DISPLAY, FAULT_CLASSES
-from robustcall.metrics import MODE_DISPLAY
-from robustcall.metrics._fault_report import FaultReport
+from robustcall.core import FAULT_CLASS_DISPLAY, FAULT_CLASSES
+from robustcall.metrics import MODE_DISPLAY, FaultReport
 from robustcall.report._table import Table
 
 
@@ -62,7 +61,7 @@ def fault_table2(rep: FaultReport) -> Table:
             f"{_pct(m.recovery_by_class.get(c))} (n={m.faults_by_class.get(c, 0)})" if m else "—" for c in FAULT_CLASSES
         ]
         rows.append([a, *cells])
-    head = ["Model", *(CLASS_DISPLAY[c] for c in FAULT_CLASSES)]
+    head = ["Model", *(FAULT_CLASS_DISPLAY[c] for c in FAULT_CLASSES)]
     return Table("faults_table2", f"Table 2: Recovery Rate by Failure Type (δ = {d:g})", head, rows)
 
 

@@ -7,7 +7,7 @@ from statistics import fmean
 
 from robustcall.core import Trajectory
 from robustcall.interface import episode_counts
-from robustcall.metrics._pipe import (
+from robustcall.metrics import (
     ALPHAS,
     COMBINE_LABELS,
     Combine,

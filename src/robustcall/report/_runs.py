@@ -1,14 +1,15 @@
-"""Loading scored runs for a report: a run directory becomes a name, its verdicts and statistics."""
+"""Loading scored runs for a report: a run directory becomes a name, its verdicts and statistics.
+
+A report reads what ``robustcall score`` wrote (``scores.jsonl``, ``summary.json``); it scores
+nothing itself (``robustcall report`` scores a run that has not been scored first)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import TYPES, Verdict, read_jsonl
+from robustcall.core import RUN_META, SCORES, SUMMARY, TYPES, MissingInputError, Verdict, read_jsonl, read_run_meta
 from robustcall.metrics import GhostCounts, Resampling, Robustness, Summary, error_mode_shares, robustness, summarize
-from robustcall.run import RUN_META, SCORES, SUMMARY, score_run
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ def run_name(path: Path) -> str:
     """The model name the run recorded (``run.json``), else the directory name."""
     meta_path = path / RUN_META
     if meta_path.is_file():
-        meta = json.loads(meta_path.read_text())
-        spec = meta.get("model_name") or meta.get("model")
+        meta = read_run_meta(meta_path)
+        spec = meta.model_name or meta.model
         if isinstance(spec, str) and spec:
             # ``openai:NAME@URL`` -> NAME; other specs (``local``, ``scripted:oracle``) as given
             return spec.removeprefix("openai:").split("@", 1)[0] if spec.startswith("openai:") else spec
@@ -41,9 +42,12 @@ def run_name(path: Path) -> str:
 def load_run(
     path: Path, *, resamples: int, seed: int, name: str | None = None, resampling: Resampling = "per-sample"
 ) -> RunResult:
-    """Read a run's verdicts (scoring its predictions first when ``scores.jsonl`` is missing)."""
+    """Read a run's verdicts (``scores.jsonl``, written by ``robustcall score``) and their statistics;
+    a run that has not been scored raises ``MissingInputError``."""
     scores = path / SCORES
-    every = read_jsonl(scores, Verdict) if scores.is_file() else score_run(path, resamples=0, seed=seed)[0]
+    if not scores.is_file():
+        raise MissingInputError(f"{path} has no {SCORES}: score it first with `robustcall score {path}`")
+    every = read_jsonl(scores, Verdict)
     verdicts = [v for v in every if not (v.type in TYPES and TYPES[v.type].beyond)]
     beyond = summarize(every, resamples=resamples, seed=seed) if len(verdicts) < len(every) else None
     ghost = None

@@ -7,23 +7,42 @@ from robustcall.rewards._bestofn import (
     canonical_sequence,
     judge_sample,
     majority_vote,
+    methods_of,
     rm_pick,
     schema_pick,
 )
-from robustcall.rewards._bon_run import accuracy_table, draw_all, error_table
+from robustcall.rewards._bon_run import draw_all
 from robustcall.rewards._errors import classify_error
-from robustcall.rewards._eval import PairwiseResult, comparison_table, evaluate
+from robustcall.rewards._eval import PairwiseResult, evaluate
 from robustcall.rewards._filter import keep_top, score_corpus, sft_row
 from robustcall.rewards._hf import HFClassifierScorer
 from robustcall.rewards._judge import JudgeScorer, PairVerdict, parse_verdict
 from robustcall.rewards._mutate import MUTATORS, mutate
 from robustcall.rewards._output import calls_text, output_calls
 from robustcall.rewards._prompts import JUDGE_PROMPT, TOOLRM_SYSTEM, judge_prompt, toolrm_messages
-from robustcall.rewards._reward import SCORER_HELP, load_scorer, to_toolrm_range, toolrm_reward
+from robustcall.rewards._reward import (
+    SCORER_HELP,
+    SCORERS,
+    ScorerKind,
+    ScorerSpec,
+    load_scorer,
+    register_scorer,
+    scorer_help,
+    to_toolrm_range,
+    toolrm_reward,
+)
 from robustcall.rewards._rewardbench import BuildStats, assemble, draw_pool, read_pairs
 from robustcall.rewards._schema import schema_reward, schema_violations
 from robustcall.rewards._scorers import BfclScorer, OutputScorer, SchemaScorer
-from robustcall.rewards._toolrl import toolrl_correctness_reward, toolrl_format_reward, toolrl_reward
+from robustcall.rewards._toolrl import (
+    GoldenFormatError,
+    call_block_lines,
+    golden_calls,
+    read_calls,
+    toolrl_correctness_reward,
+    toolrl_format_reward,
+    toolrl_reward,
+)
 from robustcall.rewards._train import RMTrainConfig, bradley_terry_loss, load_base, pair_rows, train_reward_model
 from robustcall.rewards._traindata import obfuscate, shuffle_tool_keys
 from robustcall.rewards._types import ERROR_TYPES, TABLE1_COUNTS, ErrorType, RewardPair, table1_targets
@@ -34,6 +53,10 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "toolrl_correctness_reward",
     "toolrl_format_reward",
     "toolrl_reward",
+    "GoldenFormatError",
+    "call_block_lines",
+    "golden_calls",
+    "read_calls",
     # reward models, FC-RewardBench, Best-of-n, filtering (rm branch)
     "ERROR_TYPES",
     "IRRELEVANCE_ERROR",
@@ -54,16 +77,13 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "RMTrainConfig",
     "RewardPair",
     "SchemaScorer",
-    "accuracy_table",
     "assemble",
     "bradley_terry_loss",
     "calls_text",
     "canonical_sequence",
     "classify_error",
-    "comparison_table",
     "draw_all",
     "draw_pool",
-    "error_table",
     "evaluate",
     "judge_prompt",
     "judge_sample",
@@ -71,6 +91,7 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "load_base",
     "load_scorer",
     "majority_vote",
+    "methods_of",
     "mutate",
     "obfuscate",
     "output_calls",
@@ -87,4 +108,10 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "toolrm_messages",
     "toolrm_reward",
     "train_reward_model",
+    # scorer kinds by name
+    "SCORERS",
+    "ScorerKind",
+    "ScorerSpec",
+    "register_scorer",
+    "scorer_help",
 ]

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from robustcall.core import Message, ToolSpec
 from robustcall.rewards._judge import JudgeScorer
 from robustcall.rewards._scorers import OutputScorer
-from robustcall.rewards._types import ERROR_TYPES, RewardPair
-
-if TYPE_CHECKING:
-    from robustcall.report import Table
+from robustcall.rewards._types import RewardPair
 
 
 @dataclass
@@ -92,27 +89,3 @@ def evaluate(scorer: OutputScorer, records: Sequence[RewardPair]) -> PairwiseRes
     if isinstance(scorer, JudgeScorer):
         return eval_judge(scorer, records)
     return eval_pointwise(scorer, records)
-
-
-def comparison_table(results: Sequence[PairwiseResult], records: Sequence[RewardPair]) -> Table:
-    """Figure 1 as a table: scorers by accuracy, with per-type accuracies (Table 1's types)."""
-    from robustcall.report import Table  # matplotlib comes with report; only when a table is made
-
-    present: list[str] = [t for t in ERROR_TYPES if any(r.error_type == t for r in records)]
-    present += sorted({r.error_type for r in records} - set(ERROR_TYPES))
-    counts = {t: sum(1 for r in records if r.error_type == t) for t in present}
-    header = ["Scorer", "Accuracy", "Unparseable"] + [f"{t} (n={counts[t]})" for t in present]
-    rows = []
-    for res in sorted(results, key=lambda r: (-r.accuracy, r.scorer)):
-        cells = [res.scorer, f"{100 * res.accuracy:.2f}", "" if res.unparseable is None else str(res.unparseable)]
-        for t in present:
-            n, c = res.by_type.get(t, [0, 0])
-            cells.append(f"{100 * c / n:.1f}" if n else "")
-        rows.append(cells)
-    return Table(
-        name="fc_rewardbench",
-        title=f"FC-RewardBench pairwise accuracy (%), {len(records)} pairs",
-        header=header,
-        rows=rows,
-        notes=["A record counts when the chosen output scores strictly higher (judges: picks it)."],
-    )

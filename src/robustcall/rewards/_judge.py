@@ -19,7 +19,7 @@ from itertools import combinations
 from typing import Any, Literal
 
 from robustcall.core import EvalConfig, Message, Sample, SourceInfo, ToolSpec, seeded_rng, stable_hash
-from robustcall.models import ChatModel, ModelRequest
+from robustcall.models import DEFAULT_CONCURRENCY, ChatModel, ModelRequest
 from robustcall.rewards._hf import conversation_dicts, tool_dicts
 from robustcall.rewards._prompts import judge_prompt
 
@@ -80,7 +80,7 @@ class JudgeScorer:
 
     score_range = (0.0, 1.0)
 
-    def __init__(self, model: ChatModel, *, seed: int = 0, concurrency: int = 4) -> None:
+    def __init__(self, model: ChatModel, *, seed: int = 0, concurrency: int = DEFAULT_CONCURRENCY) -> None:
         self.model = model
         self.name = f"judge:{model.name}"
         self.seed = seed

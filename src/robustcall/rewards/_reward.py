@@ -1,42 +1,97 @@
-"""``load_scorer`` (a scorer from a spec string) and R_ToolRM ∈ [-3, 3] from any scorer."""
+"""``load_scorer`` (a scorer from a spec string; the kinds registered by name) and R_ToolRM ∈ [-3, 3]
+from any scorer."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import Message, ToolSpec
+from robustcall.models import DEFAULT_CONCURRENCY
 from robustcall.rewards._scorers import BfclScorer, OutputScorer, SchemaScorer
 
-SCORER_HELP = "hf:<path-or-id>[#<file.gguf>] | judge:local | judge:<model>@<base_url> | schema | bfcl"
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """A scorer spec cut at its kind, with what the caller asked for besides."""
+
+    kind: str
+    rest: str
+    """What follows ``<kind>:`` (``""`` for a bare kind)."""
+    seed: int = 0
+    settings_file: Path | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
 
 
-def load_scorer(spec: str, *, seed: int = 0, settings_file: Path | None = None, concurrency: int = 4) -> OutputScorer:
-    """A scorer from a spec (see ``SCORER_HELP``).
+@dataclass(frozen=True)
+class ScorerKind:
+    """One kind of reward scorer: how its specs read and how to build one."""
+
+    name: str
+    usage: str
+    """How its specs read (``hf:<path-or-id>[#<file.gguf>]``)."""
+    build: Callable[[ScorerSpec], OutputScorer]
+    takes_rest: bool = True
+    """``<kind>:<rest>`` (``True``, the rest required) or the bare ``<kind>`` (``False``)."""
+
+
+SCORERS: dict[str, ScorerKind] = {}
+"""Registered scorer kinds by name, in registration order (the order of ``scorer_help()``)."""
+
+
+def register_scorer(kind: ScorerKind) -> ScorerKind:
+    """Register (or replace) a kind of scorer under ``kind.name``."""
+    SCORERS[kind.name] = kind
+    return kind
+
+
+def scorer_help() -> str:
+    """Every registered scorer kind's usage, ``|``-separated."""
+    return " | ".join(k.usage for k in SCORERS.values())
+
+
+def _hf(spec: ScorerSpec) -> OutputScorer:
+    from robustcall.rewards._hf import HFClassifierScorer
+
+    path, _, gguf = spec.rest.partition("#")
+    return HFClassifierScorer(path, gguf_file=gguf or None)
+
+
+def _judge(spec: ScorerSpec) -> OutputScorer:
+    from robustcall.models import make_model
+    from robustcall.rewards._judge import JudgeScorer
+
+    model_spec = "local" if spec.rest == "local" else f"openai:{spec.rest}"
+    model = make_model(model_spec, mode="prompt", settings_file=spec.settings_file, concurrency=spec.concurrency)
+    return JudgeScorer(model, seed=spec.seed, concurrency=spec.concurrency)
+
+
+register_scorer(ScorerKind("hf", "hf:<path-or-id>[#<file.gguf>]", _hf))
+register_scorer(ScorerKind("judge", "judge:local | judge:<model>@<base_url>", _judge))
+register_scorer(ScorerKind("schema", "schema", lambda spec: SchemaScorer(), takes_rest=False))
+register_scorer(ScorerKind("bfcl", "bfcl", lambda spec: BfclScorer(), takes_rest=False))
+
+SCORER_HELP = scorer_help()
+"""The built-in scorer kinds' usage (``scorer_help()`` lists kinds registered later too)."""
+
+
+def load_scorer(
+    spec: str, *, seed: int = 0, settings_file: Path | None = None, concurrency: int = DEFAULT_CONCURRENCY
+) -> OutputScorer:
+    """A scorer from a spec (see ``scorer_help()``; kinds in ``SCORERS``).
 
     ``hf:<path>``: a ``transformers`` sequence classifier (``#file.gguf`` loads a GGUF from that
     directory); ``judge:...``: an LLM judge on the embedded model or any OpenAI-compatible endpoint
     (Listing 2; pointwise scores by round robin); ``schema``: R_schema; ``bfcl``: our scorer against
     gold registered on it (an input without gold scores 0).
     """
-    kind, _, rest = spec.partition(":")
-    if spec == "schema":
-        return SchemaScorer()
-    if spec == "bfcl":
-        return BfclScorer()
-    if kind == "hf" and rest:
-        from robustcall.rewards._hf import HFClassifierScorer
-
-        path, _, gguf = rest.partition("#")
-        return HFClassifierScorer(path, gguf_file=gguf or None)
-    if kind == "judge" and rest:
-        from robustcall.models import make_model
-        from robustcall.rewards._judge import JudgeScorer
-
-        model_spec = "local" if rest == "local" else f"openai:{rest}"
-        model = make_model(model_spec, mode="prompt", settings_file=settings_file, concurrency=concurrency)
-        return JudgeScorer(model, seed=seed, concurrency=concurrency)
-    raise ValueError(f"bad scorer spec {spec!r}: expected {SCORER_HELP}")
+    name, sep, rest = spec.partition(":")
+    kind = SCORERS.get(name)
+    if kind is None or (kind.takes_rest and not rest) or (not kind.takes_rest and sep):
+        raise ValueError(f"bad scorer spec {spec!r}: expected {scorer_help()}")
+    return kind.build(ScorerSpec(name, rest, seed, settings_file, concurrency))
 
 
 def to_toolrm_range(raw: float, score_range: tuple[float, float] | None = None) -> float:

@@ -159,9 +159,11 @@ async def draw_pool(
     stats: BuildStats | None = None,
     max_tokens: int | None = 256,
 ) -> dict[str, list[tuple[str, str]]]:
-    """Every generator's ``per_generator`` draws for every sample: sample id -> ``(model, text)``."""
+    """Every generator's ``per_generator`` draws for every sample: sample id -> ``(model, text)``;
+    at most ``concurrency`` requests in flight at once."""
     stats = stats if stats is not None else BuildStats()
     gate = asyncio.Semaphore(max(1, concurrency))
+    requests = asyncio.Semaphore(max(1, concurrency))  # in flight, over every generator
     out: dict[str, list[tuple[str, str]]] = {}
 
     async def one(sample: Sample) -> None:
@@ -176,6 +178,7 @@ async def draw_pool(
                     seed=seed,
                     logprobs=False,
                     max_tokens=max_tokens,
+                    gate=requests,
                 )
                 for d in draws:
                     stats.draws += 1

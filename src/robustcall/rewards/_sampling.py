@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from robustcall.core import Sample, seeded_rng
 from robustcall.formats import render_calls, render_messages, sample_format
 from robustcall.models import ChatModel, HttpResponse, ModelRequest, OpenAIChatModel, RetryRequest
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,13 @@ async def _post(client: OpenAIChatModel, body: dict[str, Any]) -> Draw:
     return draw if draw is not None else Draw(text="", error=gave_up)
 
 
+async def _gated(gate: asyncio.Semaphore | None, request: Awaitable[T]) -> T:
+    if gate is None:
+        return await request
+    async with gate:
+        return await request
+
+
 async def sample_outputs(
     model: ChatModel,
     sample: Sample,
@@ -73,9 +83,12 @@ async def sample_outputs(
     seed: int,
     logprobs: bool = True,
     max_tokens: int | None = None,
+    gate: asyncio.Semaphore | None = None,
 ) -> list[Draw]:
     """``n`` outputs of ``model`` for ``sample`` (prompt-mode rendering in the sample's format);
-    ``max_tokens`` caps the endpoint's length limit (tool calls are short; a runaway draw is not)."""
+    ``max_tokens`` caps the endpoint's length limit (tool calls are short; a runaway draw is not).
+    ``gate``: held by each request while it is in flight (a caller's ``--concurrency`` bound, shared
+    by every sample and generator it draws from)."""
     client = await _endpoint(model)
     if client is not None and client.mode == "prompt":
         req = ModelRequest(messages=render_messages(sample, "prompt"), tools=sample.tools, sample=sample)
@@ -89,14 +102,14 @@ async def sample_outputs(
             if logprobs:
                 body["logprobs"] = True
             bodies.append(body)
-        return list(await asyncio.gather(*(_post(client, b) for b in bodies)))
+        return list(await asyncio.gather(*(_gated(gate, _post(client, b)) for b in bodies)))
     fmt = sample_format(sample)
     out: list[Draw] = []
     for i in range(n):
         req = ModelRequest(
             messages=render_messages(sample, model.mode), tools=sample.tools, sample=sample, pass_index=0
         )
-        resp = await model.complete(req)
+        resp = await _gated(gate, model.complete(req))
         if resp.error_kind == "infra":
             out.append(Draw(text="", error=resp.error))
             continue

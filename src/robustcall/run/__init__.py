@@ -2,7 +2,7 @@
 single-turn, fault-injection and PIPE runs all go through; the single pass, the two-pass transition
 harness and the multi-turn agent loop that do one unit of work."""
 
-from robustcall.core import PREDICTIONS, TRAJECTORIES
+from robustcall.core import record_key
 from robustcall.run._answer import answer, observation_turn, output_format
 from robustcall.run._budget import GoldBudget, gold_tokens
 from robustcall.run._engine import load_done, run_items
@@ -14,7 +14,6 @@ from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_
 from robustcall.run._pipe import pipe_episode_id, run_pipe
 from robustcall.run._plan import (
     ALL_TYPES,
-    MANIFEST,
     Order,
     WorkItem,
     as_transition,
@@ -23,32 +22,16 @@ from robustcall.run._plan import (
     clean_id_of,
     parse_types,
     plan_work,
-    record_key,
 )
-from robustcall.run._rundir import (
-    RESUME_IDENTITY,
-    RUN_META,
-    SCORES,
-    SUMMARY,
-    reparse,
-    resume_meta,
-    score_run,
-    write_meta,
-)
+from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, write_meta
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
-    "MANIFEST",
-    "PREDICTIONS",
     "PROMPT_VARIANTS",
     "RESUME_IDENTITY",
-    "RUN_META",
-    "SCORES",
     "STOP_AFTER",
-    "SUMMARY",
-    "TRAJECTORIES",
     "Checkpoint",
     "EpisodeFn",
     "FaultRunStats",
@@ -76,7 +59,6 @@ __all__ = [
     "plan_work",
     "read_trajectories",
     "record_key",
-    "reparse",
     "replay_run",
     "resume_meta",
     "run_episode",
@@ -85,7 +67,6 @@ __all__ = [
     "run_items",
     "run_loop",
     "run_pipe",
-    "score_run",
     "shard_items",
     "write_meta",
 ]

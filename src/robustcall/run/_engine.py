@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from robustcall.core import PREDICTIONS as PREDICTIONS  # re-exported: the file a single-turn run writes
-from robustcall.core import Prediction, PredictionRecord, Sample, prediction_line
+from robustcall.core import PREDICTIONS, Prediction, PredictionRecord, Sample, prediction_line, record_key
 from robustcall.formats import MAX_PARSE_CHARS
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.run._answer import answer
 from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
-from robustcall.run._plan import WorkItem, record_key
+from robustcall.run._plan import WorkItem
 
 PREDICTION_CHECKPOINT: Checkpoint[PredictionRecord, tuple[str, str]] = Checkpoint(
     PredictionRecord, record_key, lambda r: r.prediction.error_kind == "infra"

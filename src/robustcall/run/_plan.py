@@ -9,13 +9,18 @@ from typing import Literal
 
 from robustcall.core import (
     BEYOND_TYPES,
+    CLEAN_SAMPLES,
+    MANIFEST,
     STATIC_TYPES,
     TRANSITION_TYPES,
     InputError,
     MissingInputError,
     PerturbationInfo,
     Sample,
+    read_bench_manifest,
     read_jsonl,
+    record_key,
+    type_file,
     type_info,
 )
 
@@ -25,15 +30,12 @@ Order = Literal["sample", "type"]
 """How a run orders its work: ``sample`` = every variant of one clean sample in a row (type order
 within), ``type`` = every sample of one type in a row."""
 
-MANIFEST = "manifest.json"
-"""What ``robustcall build`` writes last into a benchmark folder (counts, sources, versions)."""
-
 
 def bench_digest(bench_dir: Path) -> str:
     """The sha256 of ``manifest.json``: which build a run answered.
 
     Raises ``MissingInputError`` when the folder is missing or holds no manifest (not a finished
-    ``robustcall build`` output)."""
+    ``robustcall build`` output), ``NewerFormatError`` when a newer robustcall built it."""
     manifest = bench_dir / MANIFEST
     if not bench_dir.is_dir():
         what = "a file, not a benchmark folder" if bench_dir.exists() else "no such benchmark folder"
@@ -42,6 +44,7 @@ def bench_digest(bench_dir: Path) -> str:
         raise MissingInputError(
             f"{bench_dir} has no {MANIFEST}: not a finished `robustcall build` output (build it again)"
         )
+    read_bench_manifest(manifest)  # refuses a format this robustcall cannot read
     return hashlib.sha256(manifest.read_bytes()).hexdigest()
 
 
@@ -55,11 +58,6 @@ class WorkItem:
     @property
     def key(self) -> tuple[str, str]:
         return record_key(self.sample)
-
-
-def record_key(sample: Sample) -> tuple[str, str]:
-    """What identifies a record in a run: (sample id, perturbation type)."""
-    return (sample.id, sample.perturbation.type)
 
 
 def clean_id_of(sample: Sample) -> str:
@@ -143,7 +141,7 @@ def plan_work(
     """
     if limit is not None and limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
-    clean_path = bench_dir / "clean.jsonl"
+    clean_path = bench_dir / CLEAN_SAMPLES
     if not clean_path.is_file():
         raise MissingInputError(f"{clean_path} not found: is {bench_dir} a benchmark built by `robustcall build`?")
     clean = sorted(read_jsonl(clean_path, Sample), key=lambda s: s.id)
@@ -156,7 +154,7 @@ def plan_work(
         elif code == "clean":
             samples = [s for s in clean if s.id in chosen]
         else:
-            path = bench_dir / f"{code}.jsonl"
+            path = bench_dir / type_file(code)
             if not path.is_file():
                 raise MissingInputError(f"{path} not found: build the benchmark with this type")
             samples = [s for s in read_jsonl(path, Sample) if clean_id_of(s) in chosen]

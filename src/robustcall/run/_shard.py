@@ -9,15 +9,23 @@ round-robin, the k-th to shard ``k mod n``.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from robustcall.core import PredictionRecord, read_checkpoint, write_jsonl
-from robustcall.run._engine import PREDICTIONS
-from robustcall.run._plan import WorkItem, clean_id_of, record_key
-from robustcall.run._rundir import RUN_META, write_meta
+from robustcall.core import (
+    PREDICTIONS,
+    RUN_META,
+    MergedShard,
+    PredictionRecord,
+    RunFileError,
+    RunMeta,
+    read_checkpoint,
+    read_run_meta,
+    record_key,
+    write_jsonl,
+)
+from robustcall.run._plan import WorkItem, clean_id_of
+from robustcall.run._rundir import write_meta
 
 IDENTITY = ("bench_digest", "model_name", "mode", "types", "limit", "settings_digest")
 """Meta fields every shard of one run shares (the base URL and the bench's path may differ by machine)."""
@@ -52,17 +60,22 @@ def file_digest(path: Path | None) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _meta(run_dir: Path) -> dict[str, Any]:
+def _meta(run_dir: Path) -> RunMeta:
     path = run_dir / RUN_META
     if not path.is_file():
         raise MergeError(f"{run_dir}: no {RUN_META}: not a run directory written by `robustcall run`")
-    data = json.loads(path.read_text())
-    if not isinstance(data, dict):
-        raise MergeError(f"{path}: not a run description")
-    return data
+    try:
+        return read_run_meta(path)
+    except RunFileError as exc:  # a newer format (NewerFormatError) is the user's to see as it is
+        raise MergeError(f"{path}: not a run description ({exc})") from None
 
 
-def merge_runs(run_dirs: Sequence[Path], out: Path) -> dict[str, Any]:
+def _field(meta: RunMeta, name: str) -> object:
+    """A meta field as the file gives it (``None`` when absent)."""
+    return getattr(meta, name) if meta.given(name) else None
+
+
+def merge_runs(run_dirs: Sequence[Path], out: Path) -> RunMeta:
     """Join shard runs into ``out`` (``predictions.jsonl`` sorted by record key, ``run.json``).
 
     Refuses runs that differ in bench, model, mode, types, limit or settings, runs that are not
@@ -76,11 +89,11 @@ def merge_runs(run_dirs: Sequence[Path], out: Path) -> dict[str, Any]:
     metas = [_meta(d) for d in run_dirs]
     first = metas[0]
     for run_dir, meta in zip(run_dirs[1:], metas[1:], strict=True):
-        differ = [k for k in IDENTITY if meta.get(k) != first.get(k)]
+        differ = [k for k in IDENTITY if _field(meta, k) != _field(first, k)]
         if differ:
-            shown = ", ".join(f"{k}: {first.get(k)!r} vs {meta.get(k)!r}" for k in differ)
+            shown = ", ".join(f"{k}: {_field(first, k)!r} vs {_field(meta, k)!r}" for k in differ)
             raise MergeError(f"{run_dir} is not a shard of the same run as {run_dirs[0]} ({shown})")
-    shards = [m.get("shard") for m in metas]
+    shards = [m.shard for m in metas]
     if any(s is None for s in shards):
         raise MergeError(f"{run_dirs[shards.index(None)]} is not a shard (run with --shard i/n)")
     split = [parse_shard(str(s)) for s in shards]
@@ -97,7 +110,7 @@ def merge_runs(run_dirs: Sequence[Path], out: Path) -> dict[str, Any]:
         raise MergeError(f"shard(s) {', '.join(f'{i}/{n}' for i in missing)} missing")
     merged: dict[tuple[str, str], PredictionRecord] = {}
     where: dict[tuple[str, str], Path] = {}
-    parts: list[dict[str, Any]] = []
+    parts: list[MergedShard] = []
     for run_dir, meta in zip(run_dirs, metas, strict=True):
         path = run_dir / PREDICTIONS
         records = read_checkpoint(path, PredictionRecord) if path.is_file() else []
@@ -109,10 +122,11 @@ def merge_runs(run_dirs: Sequence[Path], out: Path) -> dict[str, Any]:
                 raise MergeError(f"record {key[0]} ({key[1]}) is in both {where[key]} and {run_dir}")
             merged[key] = rec
             where[key] = run_dir
-        parts.append({"dir": str(run_dir.resolve()), "shard": meta["shard"], "base_url": meta.get("base_url"),
-                      "records": len(own)})  # fmt: skip
+        parts.append(
+            MergedShard(dir=str(run_dir.resolve()), shard=str(meta.shard), base_url=meta.base_url, records=len(own))
+        )
     write_jsonl(out / PREDICTIONS, [merged[k] for k in sorted(merged)])
-    meta = {k: v for k, v in first.items() if k not in ("shard", "base_url")}
-    meta.update({"shard": None, "base_url": None, "merged_from": sorted(parts, key=lambda p: parse_shard(p["shard"]))})
+    parts.sort(key=lambda p: parse_shard(p.shard))
+    meta = first.model_copy(update={"shard": None, "base_url": None, "merged_from": parts})
     write_meta(out, meta)
     return meta

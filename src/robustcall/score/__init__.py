@@ -5,6 +5,7 @@ from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
 from robustcall.score._error_modes import ErrorModes, error_mode
 from robustcall.score._rules import MODES, GoldenModeError, Judgement
+from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run
 from robustcall.score._scorer import (
     SCORERS,
     SampleScorer,
@@ -15,6 +16,7 @@ from robustcall.score._scorer import (
     score_records,
     to_verdict,
 )
+from robustcall.score._validate import run_dirs, validate_run_dir
 
 __all__ = [
     "MODES",
@@ -32,10 +34,16 @@ __all__ = [
     "default_processes",
     "error_mode",
     "injection_followed",
+    "refuse_duplicates",
+    "reparse",
+    "run_dirs",
+    "run_mode",
     "score_prediction",
     "score_record",
     "score_records",
+    "score_run",
     "score_texts",
     "standardize",
     "to_verdict",
+    "validate_run_dir",
 ]

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
 from robustcall.core import Sample
-from robustcall.formats import OutputFormat
-from robustcall.formats._parse import read_tool_calls_shared
+from robustcall.formats import OutputFormat, read_tool_calls_shared
 from robustcall.score._bfcl_ast import Call
 from robustcall.score._scorer import SampleScorer, Scored
 

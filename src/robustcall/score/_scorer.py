@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, ToolSpec, Verdict
-from robustcall.formats import OutputFormat, read_tool_calls, sample_format
-from robustcall.formats._pyvalues import UNREADABLE
+from robustcall.formats import UNREADABLE, OutputFormat, read_tool_calls, sample_format
 from robustcall.score._attacks import attack_success
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes

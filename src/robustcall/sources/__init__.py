@@ -10,7 +10,8 @@ shape.
 """
 
 from robustcall.sources._apibank import APIBANK_THINK_TOOL
-from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, fetch_bfcl
+from robustcall.sources._bfcl import BENCHMARK as BFCL_BENCHMARK
+from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, fetch_bfcl, load_bfcl
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
 from robustcall.sources._rotbench import ROTBENCH_SPLITS
@@ -30,6 +31,7 @@ from robustcall.sources._types import (
 
 __all__ = [
     "APIBANK_THINK_TOOL",
+    "BFCL_BENCHMARK",
     "BFCL_CATEGORIES",
     "BFCL_VERSION",
     "DEFAULT_COMPOSITION",
@@ -45,6 +47,7 @@ __all__ = [
     "SourceName",
     "UnknownSourceError",
     "fetch_bfcl",
+    "load_bfcl",
     "load_jsonl_samples",
     "load_source",
     "select_clean",

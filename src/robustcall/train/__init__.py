@@ -7,13 +7,32 @@ them, so importing this package stays cheap.
 
 from robustcall.train._dr import DrResult, dr_full, dr_mixed, uniform_within_one
 from robustcall.train._dr_data import MANIFEST, build_dr_data
+from robustcall.train._grpo import RECIPES, GrpoSettings, run_grpo
 from robustcall.train._io import load_rows, save_rows
+from robustcall.train._rewards import (
+    DEFAULT_REWARDS,
+    REWARD_NAMES,
+    REWARDS,
+    RewardFactory,
+    RewardFn,
+    register_reward,
+    reward_functions,
+)
 from robustcall.train._rlla import RllaItem, parse_row, read_items, read_rows, render_row
+from robustcall.train._sft import SftSettings, run_sft
 
 __all__ = [
+    "DEFAULT_REWARDS",
     "MANIFEST",
+    "RECIPES",
+    "REWARDS",
+    "REWARD_NAMES",
     "DrResult",
+    "GrpoSettings",
+    "RewardFactory",
+    "RewardFn",
     "RllaItem",
+    "SftSettings",
     "build_dr_data",
     "dr_full",
     "dr_mixed",
@@ -21,7 +40,11 @@ __all__ = [
     "parse_row",
     "read_items",
     "read_rows",
+    "register_reward",
     "render_row",
+    "reward_functions",
+    "run_grpo",
+    "run_sft",
     "save_rows",
     "uniform_within_one",
 ]

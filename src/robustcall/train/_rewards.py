@@ -27,15 +27,27 @@ from robustcall.core import Message, ToolCall, ToolSpec
 from robustcall.rewards import (
     OutputScorer,
     load_scorer,
+    read_calls,
     schema_reward,
     toolrl_correctness_reward,
     toolrl_format_reward,
     toolrm_reward,
 )
-from robustcall.rewards._toolrl import read_calls
 
 RewardFn = Callable[..., list[float]]
-REWARD_NAMES = ("toolrl_format", "toolrl_correctness", "schema", "toolrm")
+RewardFactory = Callable[[str | None], RewardFn]
+"""Builds a reward function; its argument is the ``toolrm`` scorer spec (``--toolrm-scorer``), if any."""
+
+REWARDS: dict[str, RewardFactory] = {}
+"""GRPO reward functions by name, in registration order (``register_reward`` adds one)."""
+
+
+def register_reward(name: str, factory: RewardFactory) -> RewardFactory:
+    """Register (or replace) the reward function ``name``."""
+    REWARDS[name] = factory
+    return factory
+
+
 DEFAULT_REWARDS = ("toolrl_format", "toolrl_correctness")
 
 
@@ -99,21 +111,27 @@ def toolrm_fn(scorer: str | OutputScorer) -> RewardFn:
     return toolrm
 
 
+def _toolrm(toolrm_scorer: str | None) -> RewardFn:
+    if not toolrm_scorer:
+        raise ValueError("the toolrm reward needs a scorer spec (--toolrm-scorer)")
+    return toolrm_fn(toolrm_scorer)
+
+
+register_reward("toolrl_format", lambda _: toolrl_format)
+register_reward("toolrl_correctness", lambda _: toolrl_correctness)
+register_reward("schema", lambda _: schema)
+register_reward("toolrm", _toolrm)
+
+REWARD_NAMES = tuple(REWARDS)
+"""The built-in reward functions' names (``REWARDS`` holds those registered later too)."""
+
+
 def reward_functions(names: list[str], toolrm_scorer: str | None = None) -> list[RewardFn]:
-    """The reward functions for ``names`` (see ``REWARD_NAMES``), in order."""
-    fixed: dict[str, RewardFn] = {
-        "toolrl_format": toolrl_format,
-        "toolrl_correctness": toolrl_correctness,
-        "schema": schema,
-    }
+    """The reward functions for ``names`` (registered in ``REWARDS``), in order."""
     out: list[RewardFn] = []
     for name in names:
-        if name == "toolrm":
-            if not toolrm_scorer:
-                raise ValueError("the toolrm reward needs a scorer spec (--toolrm-scorer)")
-            out.append(toolrm_fn(toolrm_scorer))
-        elif name in fixed:
-            out.append(fixed[name])
-        else:
-            raise ValueError(f"unknown reward {name!r}; valid: {', '.join(REWARD_NAMES)}")
+        factory = REWARDS.get(name)
+        if factory is None:
+            raise ValueError(f"unknown reward {name!r}; valid: {', '.join(REWARDS)}")
+        out.append(factory(toolrm_scorer))
     return out

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from robustcall.core import EvalConfig, GoldenAnswer, InputError, Message, Sample, SourceInfo, ToolSpec
-from robustcall.rewards._toolrl import GoldenFormatError, call_block_lines, golden_calls
+from robustcall.rewards import GoldenFormatError, call_block_lines, golden_calls
 
 BENCHMARK = "toolrl"
 TOOLS_HEADER = "In your response, you can use the following tools:\n"

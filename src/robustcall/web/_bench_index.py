@@ -6,8 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import BEYOND_TYPES, MissingInputError, Sample
-from robustcall.perturb.build import MANIFEST
+from robustcall.core import BEYOND_TYPES, MANIFEST, MissingInputError, Sample
 from robustcall.run import ALL_TYPES, plan_work
 
 

@@ -14,13 +14,15 @@ from typing import Any
 
 from robustcall.core import (
     BEYOND_TYPES,
+    CLEAN_SAMPLES,
     STATIC_TYPES,
     TRANSITION_TYPES,
+    BenchManifest,
     InputError,
     Sample,
-    atomic_write_text,
     file_sha256,
     seeded_rng,
+    type_file,
     type_info,
     write_jsonl,
 )
@@ -28,8 +30,6 @@ from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._rewriter import Rewriter
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext, approx_tokens
 from robustcall.sources import DEFAULT_COMPOSITION, PAPER_TABLE3, load_source, select_clean
-
-MANIFEST = "manifest.json"
 
 
 def static_types(spec: str) -> list[str]:
@@ -114,7 +114,8 @@ def build_benchmark(
     on_progress: Callable[[str, int, int], None] | None = None,
     tokenizer: tuple[str, Callable[[str], int]] | None = None,
 ) -> dict[str, Any]:
-    """Build the benchmark into ``out``; return the manifest (also written to ``out/manifest.json``)."""
+    """Build the benchmark into ``out``; return the manifest as written to ``out/manifest.json``
+    (:class:`robustcall.core.BenchManifest`, written last)."""
     rewriter = rewriter or OfflineRewriter()
     unknown = [t for t in types if t not in REGISTRY or not REGISTRY[t].static]
     if unknown:
@@ -144,14 +145,14 @@ def build_benchmark(
 
     built = perturb_all(clean, types, seed, rewriter, guard, step, tokenizer)
     out.mkdir(parents=True, exist_ok=True)
-    files = {"clean": write_jsonl(out / "clean.jsonl", clean)}
+    files = {"clean": write_jsonl(out / CLEAN_SAMPLES, clean)}
     for code, rows in built.items():
-        files[code] = write_jsonl(out / f"{code}.jsonl", rows)
+        files[code] = write_jsonl(out / type_file(code), rows)
     per_type_source: dict[str, dict[str, int]] = {}
     for code, rows in [("clean", clean), *built.items()]:
         per_type_source[code] = dict(sorted(Counter(source_of.get(s.benchmark, s.benchmark) for s in rows).items()))
     not_applicable = {code: len(clean) - len(rows) for code, rows in built.items() if len(rows) != len(clean)}
-    manifest: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "seed": seed,
         "sources": list(sources),
         "per_source": {s: counts.get(s) for s in sources},
@@ -165,7 +166,9 @@ def build_benchmark(
         "source_versions": versions,
         "source_skipped": loader_skipped,
         "guard": guard.as_dict(),
-        "sha256": {f"{code}.jsonl": file_sha256(out / f"{code}.jsonl") for code in files},
+        "sha256": {type_file(code): file_sha256(out / type_file(code)) for code in files},
     }
-    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    return manifest
+    manifest = BenchManifest.model_validate(fields)
+    path = manifest.write(out)
+    written: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return written

@@ -31,9 +31,9 @@ from typing import Any
 
 from robustcall.core import Message, Sample, ToolCall, ToolSpec, stable_hash
 from robustcall.formats import render_calls, render_observation, sample_format
+from robustcall.perturb._reward import add_request
 from robustcall.perturb._target import gt_tool, with_last_user
 from robustcall.perturb._types import PerturbContext, register, variant_of
-from robustcall.perturb.reward import add_request
 
 FOLLOW_UP = "Continue."
 """The user's turn after a prior exchange: an agent loop's neutral nudge (no hint that anything failed)."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import Sample, read_jsonl
+from robustcall.core import CLEAN_SAMPLES, Sample, read_jsonl
 from robustcall.perturb._protect import golden_strings
 
 AUDITED = {
@@ -83,7 +83,7 @@ def audit(
     bench: Path, *, judge: Callable[[str], str] | None = None, n: int = 50, seed: int = 0
 ) -> dict[str, dict[str, Any]]:
     """Per audited type: automatic-check failures and, with a judge, Table 6's statistics."""
-    clean = {s.id: s for s in read_jsonl(bench / "clean.jsonl", Sample)}
+    clean = {s.id: s for s in read_jsonl(bench / CLEAN_SAMPLES, Sample)}
     report: dict[str, dict[str, Any]] = {}
     for code, display in AUDITED.items():
         path = bench / f"{code}.jsonl"

@@ -1,0 +1,95 @@
+"""The import graph of ``src/robustcall`` keeps its layers (docs/architecture.md):
+
+(a) no module imports another package's private modules (``robustcall.<pkg>._x``): a package's API
+    is what its ``__init__`` exports;
+(b) no package imports ``run`` except the top layer (``cli``, ``web``, ``interop``, ``inspect_task.py``);
+(c) ``run`` imports neither ``score`` nor ``metrics``;
+(d) ``core`` imports nothing else of ours.
+
+Every import counts, inside functions and ``TYPE_CHECKING`` blocks too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "robustcall"
+TOP = {"cli", "web", "interop", "inspect_task"}
+"""The layer above ``run``: it may import anything."""
+
+# (importing file, imported module, rule) that still offend, each with the helper whose work removes
+# it. The test fails when an entry no longer offends, so that the set shrinks to empty as fixes land.
+KNOWN_OFFENDERS: set[tuple[str, str, str]] = set()
+
+
+def _package(path: Path) -> str:
+    rel = path.relative_to(SRC).parts
+    return rel[0].removesuffix(".py") if rel else ""
+
+
+def _imports(path: Path) -> list[str]:
+    """Every ``robustcall...`` module the file imports (``from pkg import _mod`` as ``pkg._mod``)."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names if a.name.split(".")[0] == "robustcall"]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] != "robustcall":
+                continue
+            out.append(node.module)
+            out += [
+                f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and node.module != "robustcall"
+            ]
+    return out
+
+
+def offences() -> set[tuple[str, str, str]]:
+    found: set[tuple[str, str, str]] = set()
+    for path in sorted(SRC.rglob("*.py")):
+        pkg = _package(path)
+        where = path.relative_to(SRC).as_posix()
+        for module in _imports(path):
+            parts = module.split(".")
+            target = parts[1] if len(parts) > 1 else ""
+            if target == pkg or not target:  # its own package, or the root's ``__version__``
+                continue
+            if any(p.startswith("_") for p in parts[2:]):
+                found.add((where, module, "private"))
+            if target == "run" and pkg not in TOP:
+                found.add((where, module, "imports run"))
+            if pkg == "run" and target in ("score", "metrics"):
+                found.add((where, module, "run imports score/metrics"))
+            if pkg == "core":
+                found.add((where, module, "core imports upward"))
+    return found
+
+
+def test_the_walk_reads_every_kind_of_import(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import robustcall.models._api\nfrom robustcall.run import _engine, plan_work\nimport json\n"
+        "from robustcall import __version__\ndef f():\n    from robustcall.score._scorer import x\n"
+    )
+    assert _imports(src) == [
+        "robustcall.models._api",
+        "robustcall.run",
+        "robustcall.run._engine",
+        "robustcall",
+        "robustcall.score._scorer",
+    ]
+    files = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py")}
+    assert {"core/__init__.py", "run/__init__.py", "cli/main.py", "inspect_task.py"} <= files
+
+
+def test_the_layers_hold() -> None:
+    found = offences()
+    new = sorted(found - KNOWN_OFFENDERS)
+    assert not new, "imports that break the layers (see the module docstring):\n" + "\n".join(map(str, new))
+
+
+def test_every_known_offender_still_offends() -> None:
+    fixed = sorted(KNOWN_OFFENDERS - offences())
+    assert not fixed, "fixed: remove these from KNOWN_OFFENDERS in tests/test_import_graph.py:\n" + "\n".join(
+        map(str, fixed)
+    )
