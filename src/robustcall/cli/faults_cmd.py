@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.console import Console
 
-from robustcall.models import DEFAULT_CONCURRENCY
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
@@ -71,7 +71,6 @@ StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Step limit T 
 ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (default: the model's).")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
-ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight at once.")]
 AxisOpt = Annotated[
     str | None,
     typer.Option(

@@ -8,7 +8,7 @@ from typing import Literal
 
 import typer
 
-from robustcall.models import DEFAULT_CONCURRENCY
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
 
 pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface Reliance.", no_args_is_help=True)
 
@@ -39,7 +39,9 @@ def run_cmd(
         False, help="Finish an interrupted run (an existing run directory is refused without it)."
     ),
     concurrency: int = typer.Option(
-        DEFAULT_CONCURRENCY, min=1, help="Episodes in flight at once (the records do not depend on it)."
+        DEFAULT_CONCURRENCY,
+        min=1,
+        help=f"{CONCURRENCY_HELP} One request per episode: episodes in flight; the records do not depend on it.",
     ),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
     fmt: str = typer.Option("tool_call", "--format", help="Prompt-mode action format: tool_call, react, json, bfcl."),
