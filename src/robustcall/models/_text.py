@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 import orjson
 
-from robustcall.core import EvalConfig, Message, Sample, SourceInfo
+from robustcall.core import DEFAULTS, EvalConfig, Message, Sample, SourceInfo
 from robustcall.models._api import ChatModel, ModelRequest
 from robustcall.models._factory import make_model
 from robustcall.models._http import HttpResponse
@@ -72,7 +72,7 @@ class TextModel:
         self.spec = spec
         self._model = make_model(spec, mode="prompt", settings_file=settings_file, concurrency=1)
         settings = getattr(self._model, "settings", None)
-        self.temperature: float | None = getattr(settings, "temperature", 0.0)
+        self.temperature: float | None = getattr(settings, "temperature", DEFAULTS.temperature)
         """The settings' temperature (``None``: not sent)."""
         self.model_name = self._model.model if isinstance(self._model, OpenAIChatModel) else self._model.name
         """What the endpoint is asked for (``gpt-5-mini`` of ``openai:gpt-5-mini@…``), or the spec's name."""
