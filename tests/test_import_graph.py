@@ -20,24 +20,7 @@ TOP = {"cli", "web", "interop", "inspect_task"}
 
 # (importing file, imported module, rule) that still offend, each with the helper whose work removes
 # it. The test fails when an entry no longer offends, so that the set shrinks to empty as fixes land.
-KNOWN_OFFENDERS: set[tuple[str, str, str]] = {
-    # h19l (issue 19 item 2: one episode loop in run; faults and interface keep only env wrappers)
-    ("cli/faults_cmd.py", "robustcall.faults._fault_run", "private"),
-    ("cli/faults_cmd.py", "robustcall.faults._sft", "private"),
-    ("cli/faults_cmd.py", "robustcall.metrics._fault_report", "private"),
-    ("cli/faults_cmd.py", "robustcall.models._settings", "private"),
-    ("cli/faults_cmd.py", "robustcall.report._fault_tables", "private"),
-    ("cli/faults_cmd.py", "robustcall.run._episode", "private"),
-    ("cli/faults_cmd.py", "robustcall.run._expert", "private"),
-    ("cli/faults_cmd.py", "robustcall.run._fault_replay", "private"),
-    ("cli/pipe_cmd.py", "robustcall.metrics._pipe", "private"),
-    ("cli/pipe_cmd.py", "robustcall.report._pipe", "private"),
-    ("interface/_run.py", "robustcall.run._episode", "imports run"),
-    ("interface/_run.py", "robustcall.run._episode", "private"),
-    ("run/_fault_replay.py", "robustcall.faults._env", "private"),
-    ("run/_fault_replay.py", "robustcall.faults._fault_run", "private"),
-    ("run/_fault_replay.py", "robustcall.faults._profile", "private"),
-}
+KNOWN_OFFENDERS: set[tuple[str, str, str]] = set()
 
 
 def _package(path: Path) -> str:

@@ -16,12 +16,8 @@ from robustcall.models import DEFAULT_CONCURRENCY, HttpClient, ModelSettings, ma
 
 # --concurrency options whose help text is still their own, each with the helper that moves it onto
 # CONCURRENCY_HELP (cli/_options.py's ConcOpt); the test fails once one agrees, so that the entry is
-# removed. An entry whose command has no --concurrency yet (pipe run, before h19l's loop lands) waits.
-KNOWN_OWN_HELP = {
-    "faults run": "h19l (cli/faults_cmd.py)",
-    "faults sweep": "h19l (cli/faults_cmd.py)",
-    "pipe run": "h19l (cli/pipe_cmd.py)",
-}
+# removed.
+KNOWN_OWN_HELP: dict[str, str] = {}
 
 
 def test_the_model_settings_and_bootstrap_defaults_come_from_the_one_record() -> None:
@@ -60,7 +56,8 @@ def test_concurrency_means_requests_in_flight_in_every_command() -> None:
         for param in cmd.params:
             if "--concurrency" in getattr(param, "opts", []):
                 with_option[path] = param
-    assert {"run", "bench", "rm build-bench", "rm train-data", "rm best-of-n", "faults run"} <= set(with_option)
+    expected = {"run", "bench", "rm build-bench", "rm train-data", "rm best-of-n", "faults run", "pipe run"}
+    assert expected <= set(with_option)
     own = set()
     for path, param in with_option.items():
         assert param.default in (DEFAULTS.concurrency, None), path

@@ -7,9 +7,9 @@ import pytest
 from policies import retry_once, run_episode
 from shop_env import ShopEnv
 
-from robustcall.core import Trajectory
+from robustcall.core import TRAJECTORIES, Trajectory, TrajectoryRunMeta
 from robustcall.faults import FaultyEnv, load_profile
-from robustcall.faults._fault_run import TRAJECTORIES, read_trajectories, run_faults
+from robustcall.run import read_trajectories, run_faults
 
 
 async def _episode(env: FaultyEnv, task: str, seed: int) -> Trajectory:
@@ -26,7 +26,7 @@ def _run(out: Path, profile_name: str = "default") -> object:
             deltas=[0.0, 0.3, 1.0],
             seeds=[0, 1],
             out=out,
-            meta={"env": "shop", "model": "scripted"},
+            meta=TrajectoryRunMeta(env="shop", model="scripted", max_steps=6),
         )
     )
 

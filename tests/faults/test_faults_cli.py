@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from robustcall.cli.main import app
 from robustcall.core import read_jsonl
-from robustcall.faults._fault_run import read_trajectories
 from robustcall.faults._sft import RecoveryExample
+from robustcall.run import read_trajectories
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "run"))
 from mock_openai import mock_openai

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.faults._fault_run import read_trajectories
 from robustcall.metrics import fault_metrics
 from robustcall.models.local import check
+from robustcall.run import read_trajectories
 
 pytestmark = [
     pytest.mark.realmodel,

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from robustcall.cli.main import app
 from robustcall.core import ToolCall, Trajectory
-from robustcall.interface import MAPS, InterfaceEnv, check_map, episode_counts, make_env, run_pipe
+from robustcall.interface import MAPS, InterfaceEnv, check_map, episode_counts, make_env
 from robustcall.metrics._pipe import interface_reliance
+from robustcall.run import run_pipe
 
 pytest.importorskip("minigrid")
 ENVS = ["babyai", "sciworld"]

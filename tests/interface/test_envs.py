@@ -18,9 +18,10 @@ from robustcall.cli.main import app
 from robustcall.core import ToolCall, Trajectory
 from robustcall.envs import BfclMultiTurnEnv, DbBenchEnv, TextCraftEnv
 from robustcall.formats import parse_tool_calls
-from robustcall.interface import MAPS, InterfaceEnv, check_map, episode_counts, make_env, run_pipe
+from robustcall.interface import MAPS, InterfaceEnv, check_map, episode_counts, make_env
 from robustcall.interface._maps import is_plain_word
 from robustcall.metrics._pipe import interface_reliance
+from robustcall.run import run_pipe
 
 DBBENCH = SHARED_DATA / "agentbench_dbbench"
 ENVS = ["bfcl_multi_turn", "textcraft", "dbbench"]

@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
-from robustcall.interface import MAPS, InterfaceEnv, InterfaceMap, check_map, episode_counts, make_env, run_pipe
+from robustcall.interface import MAPS, InterfaceEnv, InterfaceMap, check_map, episode_counts, make_env
 from robustcall.metrics._pipe import interface_reliance, ir_log, naive_interface_reliance, pipe_delta
+from robustcall.run import run_pipe
 
 MAX_STEPS = 12
 

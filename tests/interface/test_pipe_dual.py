@@ -16,10 +16,11 @@ from typer.testing import CliRunner
 
 from robustcall.cli.main import app
 from robustcall.core import ToolCall
-from robustcall.interface import MAPS, InterfaceEnv, episode_counts, make_env, run_pipe
+from robustcall.interface import MAPS, InterfaceEnv, episode_counts, make_env
 from robustcall.metrics._pipe import averaged_counts, combined_interface_reliance, interface_reliance
 from robustcall.models._api import ModelRequest
 from robustcall.models._scripted import POLICIES, policy
+from robustcall.run import run_pipe
 
 DATA = {"dbbench": SHARED_DATA / "agentbench_dbbench", "wordle": SHARED_DATA / "wordle"}
 ENVS = ["maze", "textcraft", "dbbench", "bfcl_multi_turn", "wordle", "babyai", "sciworld"]
@@ -99,7 +100,7 @@ def test_a_reader_without_preference_has_interface_reliance_one_in_every_environ
 
 def test_the_random_reader_follows_the_mentions() -> None:
     from robustcall.core import EvalConfig, Message, Sample, SourceInfo, ToolSpec
-    from robustcall.interface._run import mentions
+    from robustcall.models._scripted import mentions
 
     sample = Sample(
         id="s", benchmark="maze", category="multi_turn", source=SourceInfo(original_id="s", benchmark="maze"),

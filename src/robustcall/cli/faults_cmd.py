@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.console import Console
 
-from robustcall.models._settings import DEFAULT_CONCURRENCY
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
     from robustcall.faults import FaultyEnv
-    from robustcall.faults._fault_run import FaultRunStats
     from robustcall.models import Mode
+    from robustcall.run import FaultRunStats
 
 console = Console(stderr=True)
 
@@ -71,7 +71,6 @@ StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Step limit T 
 ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (default: the model's).")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
-ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight at once.")]
 AxisOpt = Annotated[
     str | None,
     typer.Option(
@@ -110,12 +109,12 @@ def _execute(
     base_url: str | None = None,
     axis: str | None = None,
 ) -> None:
+    from robustcall.core import RunFailed, TrajectoryRunMeta
+    from robustcall.envs import load_env
     from robustcall.faults import load_profile, parse_axes, with_axes
-    from robustcall.faults._fault_run import load_env, run_faults
     from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import ChatModel, make_model
-    from robustcall.run._episode import PROMPT_VARIANTS, run_episode
-    from robustcall.run._expert import EXPERT_SPEC, EnvExpertModel
+    from robustcall.run import PROMPT_VARIANTS, run_episode, run_faults
 
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -142,18 +141,13 @@ def _execute(
     seed_list = [int(x) for x in _floats(seeds, "--seeds")]
     chat: ChatModel
     try:
-        chat = (
-            EnvExpertModel()
-            if model == EXPERT_SPEC
-            else make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
-        )
+        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
-        agent = chat.bind(wrapped) if isinstance(chat, EnvExpertModel) else chat
-        return await run_episode(agent, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
+        return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
 
     async def go() -> FaultRunStats:
         try:
@@ -165,18 +159,19 @@ def _execute(
                 deltas=deltas,
                 seeds=seed_list,
                 out=out,
-                meta={
-                    "env": env,
-                    "data": str(data) if data else None,
-                    "model": model,
-                    "mode": chat.mode,
-                    "format": fmt,
-                    "max_steps": max_steps,
-                    "deltas": deltas,
-                    "seeds": seed_list,
-                    "tasks": chosen,
+                meta=TrajectoryRunMeta(
+                    kind="faults",
+                    env=env,
+                    data=str(data) if data else None,
+                    model=model,
+                    mode=chat.mode,
+                    format=fmt,
+                    max_steps=max_steps,
+                    deltas=deltas,
+                    seeds=seed_list,
+                    tasks=chosen,
                     **({"axes": list(axes)} if axes else {}),
-                },
+                ),
                 prompt=prompt,
                 concurrency=concurrency,
             )
@@ -189,15 +184,20 @@ def _execute(
         raise typer.BadParameter(str(exc)) from None
     console.print(f"{out}: {stats}")
     _print_injection_rates(out)
+    if stats.stopped is not None:
+        raise RunFailed(
+            f"stopped after repeated identical failures: {stats.stopped}\n"
+            f"fix the endpoint or the request, then run the same command again (episodes so far are in {out})"
+        )
 
 
 def _print_injection_rates(out: Path) -> None:
     """δ beside the effective injection rate of every δ in the run directory."""
-    from robustcall.faults._fault_run import read_trajectories
     from robustcall.metrics import injection_counts
+    from robustcall.run import read_trajectories
 
     by_delta: dict[float, list[Trajectory]] = {}
-    for t in read_trajectories(out):
+    for t in read_trajectories(out, what="a fault-injection run"):
         by_delta.setdefault(float(t.config.get("delta", 0.0)), []).append(t)
     for d, trajs in sorted(by_delta.items()):
         c = injection_counts(trajs)
@@ -307,7 +307,7 @@ def replay(
     out: Annotated[Path, typer.Option("--out", help="Where to write the replayed run.")],
 ) -> None:
     """Re-run a logged run with its recorded model outputs; check the trajectories come out byte for byte."""
-    from robustcall.run._fault_replay import replay_run
+    from robustcall.run import replay_run
 
     if out.exists() and any(out.iterdir()):
         raise typer.BadParameter(f"{out} is not empty")
@@ -326,27 +326,29 @@ def export_sft(
     out: Annotated[Path, typer.Option("--out", help="The SFT JSONL file to write.")] = Path("recovery_sft.jsonl"),
 ) -> None:
     """Recovery tuples (s_t, a_t, o_injected, a_recovery) as chat-format SFT JSONL (TRL `messages`)."""
-    import json
-
-    from robustcall.core import write_jsonl
-    from robustcall.faults import FaultProfile
-    from robustcall.faults._fault_run import RUN_META, load_env, read_trajectories
-    from robustcall.faults._sft import RecoveryExample, recovery_examples
+    from robustcall.core import read_trajectory_run_meta, write_jsonl
+    from robustcall.envs import load_env
+    from robustcall.faults import FaultProfile, RecoveryExample, recovery_examples
+    from robustcall.formats import OUTPUT_FORMATS
+    from robustcall.run import read_trajectories
 
     examples: list[RecoveryExample] = []
     for run_dir in runs:
         try:
-            meta = json.loads((run_dir / RUN_META).read_text())
-            trajectories = read_trajectories(run_dir)
-            make_env = load_env(meta["env"], Path(meta["data"]) if meta.get("data") else None)
+            meta = read_trajectory_run_meta(run_dir)
+            trajectories = read_trajectories(run_dir, what="a fault-injection run")
+            make_env = load_env(meta.env, Path(meta.data) if meta.data else None)
+            base = FaultProfile.model_validate(meta.profile)
+            if meta.format not in OUTPUT_FORMATS:
+                raise ValueError(f"unknown output format {meta.format!r} in its run.json")
+            fmt = meta.format
         except (OSError, ValueError, KeyError, ImportError) as exc:
             raise typer.BadParameter(f"{run_dir}: {exc}") from None
-        base = FaultProfile.model_validate(meta["profile"])
         for t in trajectories:
             if t.success is None or not any(s.fault for s in t.steps):
                 continue
             prof = base.with_delta(float(t.config["delta"]))
-            examples += recovery_examples(t, make_env(), prof, meta.get("format", "tool_call"))
+            examples += recovery_examples(t, make_env(), prof, fmt)
     n = write_jsonl(out, examples)
     kinds: dict[str, int] = {}
     for e in examples:
@@ -413,14 +415,14 @@ def report(
 ) -> None:
     """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes);
     with --out also report.md, report.json and each table as CSV and LaTeX."""
-    from robustcall.faults._fault_run import read_trajectories
-    from robustcall.metrics._fault_report import fault_report
-    from robustcall.report._fault_tables import fault_tables, report_markdown
+    from robustcall.metrics import fault_report
+    from robustcall.report import fault_tables, report_markdown
+    from robustcall.run import read_trajectories
 
     trajectories = []
     for run in runs:
         try:
-            trajectories += read_trajectories(run)
+            trajectories += read_trajectories(run, what="a fault-injection run")
         except (OSError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
     try:

@@ -8,6 +8,8 @@ from typing import Literal
 
 import typer
 
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
+
 pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface Reliance.", no_args_is_help=True)
 
 
@@ -33,16 +35,24 @@ def run_cmd(
     limit: int | None = typer.Option(None, min=1, help="First N tasks only."),
     max_steps: int = typer.Option(30, min=1, help="Step limit per episode."),
     seed: int = typer.Option(0),
-    resume: bool = typer.Option(False, help="Finish an interrupted run."),
+    resume: bool = typer.Option(
+        False, help="Finish an interrupted run (an existing run directory is refused without it)."
+    ),
+    concurrency: int = typer.Option(
+        DEFAULT_CONCURRENCY,
+        min=1,
+        help=f"{CONCURRENCY_HELP} One request per episode: episodes in flight; the records do not depend on it.",
+    ),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
     fmt: str = typer.Option("tool_call", "--format", help="Prompt-mode action format: tool_call, react, json, bfcl."),
     map_file: Path | None = typer.Option(
         None, "--map", help="Interface map of your own environment: a JSON object original -> synonym."
     ),
 ) -> None:
-    """Run every task of ENV under the interface LEVEL; one trajectory per episode."""
+    """Run every task of ENV under the interface LEVEL; one trajectory per episode (resumable)."""
     from robustcall.formats import OUTPUT_FORMATS
-    from robustcall.interface import MODES, run_pipe
+    from robustcall.interface import MODES
+    from robustcall.run import run_pipe
 
     if level not in MODES:
         raise typer.BadParameter(f"--level must be one of {', '.join(MODES)}")
@@ -69,6 +79,7 @@ def run_cmd(
                     fmt=fmt,
                     on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
                     map_file=map_file,
+                    concurrency=concurrency,
                 )
             )
         except ValueError as exc:
@@ -89,17 +100,17 @@ def report_cmd(
     ),
 ) -> None:
     """Origin / Perturb 1 / Perturb 2 / Δ, legacy calls per episode, and IR tables."""
-    from robustcall.core import MissingInputError, Trajectory, read_checkpoint
-    from robustcall.interface import TRAJECTORIES
-    from robustcall.metrics._pipe import COMBINES
-    from robustcall.report._pipe import pipe_tables
+    from robustcall.core import TRAJECTORIES, MissingInputError
+    from robustcall.metrics import COMBINES
+    from robustcall.report import pipe_tables
+    from robustcall.run import read_trajectories
 
     if ir_combine not in COMBINES:
         raise typer.BadParameter(f"--ir-combine must be one of {', '.join(COMBINES)}")
     missing = [str(r / TRAJECTORIES) for r in runs if not (r / TRAJECTORIES).is_file()]
     if missing:
         raise MissingInputError(f"not a `robustcall pipe run` folder (no {TRAJECTORIES}): {', '.join(missing)}")
-    trajs = [t for r in runs for t in read_checkpoint(r / TRAJECTORIES, Trajectory)]
+    trajs = [t for r in runs for t in read_trajectories(r, what="a `robustcall pipe run`")]
     for table in pipe_tables(trajs, "eq3" if ir_combine == "eq3" else "counts"):
         typer.echo(table.markdown())
         if out is not None:
@@ -123,9 +134,10 @@ def curve_cmd(
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
 ) -> None:
     """Origin, Perturb 1, Perturb 2 and IR across training checkpoints (Figure 4 of the paper)."""
-    from robustcall.core import Trajectory, read_checkpoint
-    from robustcall.interface import TRAJECTORIES, Mode, run_pipe
-    from robustcall.report._pipe import curve_png, curve_rows
+    from robustcall.core import Trajectory
+    from robustcall.interface import Mode
+    from robustcall.report import curve_png, curve_rows
+    from robustcall.run import read_trajectories, run_pipe
 
     points: list[tuple[str, list[Trajectory]]] = []
     for spec in checkpoint:
@@ -151,11 +163,7 @@ def curve_cmd(
                     settings=settings,
                 )
             )
-        trajs = [
-            t
-            for lv in ("origin", "synonym", "symbol", "dual")
-            for t in read_checkpoint(out / name / lv / TRAJECTORIES, Trajectory)
-        ]
+        trajs = [t for lv in ("origin", "synonym", "symbol", "dual") for t in read_trajectories(out / name / lv)]
         points.append((name, trajs))
     rows = curve_rows(points)
     (out / "curve.csv").write_text(

@@ -29,6 +29,7 @@ from robustcall.faults._injector import (
 )
 from robustcall.faults._profile import BUILTIN_PROFILES, CustomFault, FaultProfile, ToolOverride, load_profile
 from robustcall.faults._session import Blocked, Execute, FaultSession
+from robustcall.faults._sft import RecoveryExample, recovery_examples
 
 __all__ = [
     "AXES",
@@ -52,6 +53,7 @@ __all__ = [
     "FaultedStep",
     "FaultyEnv",
     "InjectedFault",
+    "RecoveryExample",
     "ToolOverride",
     "episode_key",
     "fault_type",
@@ -59,6 +61,7 @@ __all__ = [
     "is_read",
     "load_profile",
     "parse_axes",
+    "recovery_examples",
     "synthesise",
     "transition_injector",
     "with_axes",

@@ -1,28 +1,19 @@
-"""PIPE: rename the interface an agent sees (synonyms, symbols, both) and translate its calls back."""
+"""PIPE: rename the interface an agent sees (synonyms, symbols, both) and translate its calls back.
+
+Environment wrappers and PIPE's vocabulary only: the run that plays PIPE episodes is ``robustcall.run``'s
+``run_pipe`` (the one run loop), and the scripted agents are ``models``' ``scripted:expert``,
+``scripted:memorise`` and ``scripted:random``."""
 
 from robustcall.envs import make_env
 from robustcall.interface._env import MODES, InterfaceEnv, Mode, NameView, invalid_action
+from robustcall.interface._episodes import EpisodeCounts, annotate, episode_counts, interface_map, trajectory_view
 from robustcall.interface._maps import LEVELS, MAPS, InterfaceMap, Level, check_map
-from robustcall.interface._run import (
-    STYLES,
-    TRAJECTORIES,
-    EpisodeCounts,
-    ExpertPolicy,
-    annotate,
-    episode_counts,
-    interface_map,
-    run_pipe,
-    trajectory_view,
-)
 
 __all__ = [
     "LEVELS",
     "MAPS",
     "MODES",
-    "STYLES",
-    "TRAJECTORIES",
     "EpisodeCounts",
-    "ExpertPolicy",
     "InterfaceEnv",
     "InterfaceMap",
     "Level",
@@ -34,6 +25,5 @@ __all__ = [
     "interface_map",
     "invalid_action",
     "make_env",
-    "run_pipe",
     "trajectory_view",
 ]

@@ -69,6 +69,10 @@ class NameView:
         """Table 9's count: a deprecated (hidden original) or a hallucinated name."""
         return self.is_deprecated(name) or self.is_hallucinated(name)
 
+    def original_name(self, name: str) -> str:
+        """The environment's own name of the action displayed as ``name`` (``name`` when it is one)."""
+        return self.back.get(name, name)
+
     def classify(self, name: str) -> tuple[bool, Literal["original", "alias"] | None]:
         """``(legacy, family)`` of a called name, as recorded on its ``Step``."""
         return self.is_legacy(name), self.family(name)

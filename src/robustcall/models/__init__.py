@@ -5,7 +5,8 @@
   ``fc`` or ``prompt`` mode, retries with backoff, infra vs model-format errors told apart;
 - ``local``: the embedded Qwen2.5-Coder-0.5B behind our own llama-server (``robustcall model setup``);
 - ``replay:<predictions.jsonl>``: a previous run's raw text, to re-parse and re-score;
-- ``scripted:<policy>``: deterministic policies for tests.
+- ``scripted:<policy>``: deterministic policies for tests; ``scripted:expert|memorise|random`` play an
+  episode's environment through its expert (bound to each episode's environment).
 
 Each kind is registered by name (``register_model_kind``, ``MODEL_KINDS``); scripted policies and
 scripted models by name too (``policy``, ``scripted_model``).
@@ -20,11 +21,17 @@ from robustcall.models._registry import MODEL_KINDS, ModelKind, ModelSpec, parse
 from robustcall.models._replay import ReplayModel
 from robustcall.models._retry import BackoffLender, backoff_lender
 from robustcall.models._scripted import (
+    ENV_POLICIES,
     GIVE_UP_TEXT,
     POLICIES,
     SCRIPTED_MODELS,
+    BindsToEnv,
+    EnvScriptedModel,
+    ExpertEnv,
+    RenamingEnv,
     ScriptedFactory,
     ScriptedModel,
+    env_policy,
     make_scripted,
     policy,
     scripted_model,
@@ -35,6 +42,7 @@ from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endp
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "ENV_POLICIES",
     "GIVE_UP_TEXT",
     "KEEP",
     "MODEL_KINDS",
@@ -43,7 +51,10 @@ __all__ = [
     "SCRIPTED_MODELS",
     "SPEC_HELP",
     "BackoffLender",
+    "BindsToEnv",
     "ChatModel",
+    "EnvScriptedModel",
+    "ExpertEnv",
     "HttpClient",
     "HttpConnectionError",
     "HttpResponse",
@@ -54,6 +65,7 @@ __all__ = [
     "ModelSettings",
     "ModelSpec",
     "OpenAIChatModel",
+    "RenamingEnv",
     "ReplayModel",
     "RetryRequest",
     "ScriptedFactory",
@@ -64,6 +76,7 @@ __all__ = [
     "backoff_lender",
     "chat_url",
     "check_spec",
+    "env_policy",
     "json_schema",
     "load_settings",
     "make_model",

@@ -1,12 +1,21 @@
-"""Scripted policies: deterministic stand-ins for a model, with exactly known accuracies (tests)."""
+"""Scripted policies: deterministic stand-ins for a model, with exactly known accuracies (tests).
+
+Two kinds, both named ``scripted:<name>``: request policies (:data:`POLICIES`, :class:`ScriptedModel`)
+answer from the request alone (the sample's golden answers, the transcript); environment policies
+(:data:`ENV_POLICIES`, registered as scripted models by :func:`env_policy`; :class:`EnvScriptedModel`:
+``expert``, ``memorise``, ``random``) play an episode's environment through its expert, so a run binds
+them to each episode's environment (:class:`BindsToEnv`; the multi-turn loop does it for any model
+that has ``bind``).
+"""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
-from robustcall.core import InputError, Message, ToolCall, ToolSpec
+from robustcall.core import InputError, Message, ToolCall, ToolSpec, seeded_rng
 from robustcall.formats import render_calls, sample_format
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 
@@ -242,6 +251,126 @@ class ScriptedModel:
         if isinstance(out, str):
             return ModelResponse(text=out, tool_calls=[])
         return ModelResponse(text=calls_text(out), tool_calls=out)
+
+    async def aclose(self) -> None:
+        return None
+
+
+# Environment policies ----------------------------------------------------------------------------
+
+
+@runtime_checkable
+class ExpertEnv(Protocol):
+    """What an environment policy reads of the episode's environment (every ``envs.Env`` has it)."""
+
+    def expert_action(self) -> ToolCall | None:
+        """The expert's next call, in the names the agent is shown; ``None`` when it is done."""
+        ...
+
+
+@runtime_checkable
+class RenamingEnv(ExpertEnv, Protocol):
+    """An environment that shows its actions under other names (PIPE's ``InterfaceEnv``)."""
+
+    def original_name(self, name: str) -> str:
+        """The environment's own name of the action the agent is shown as ``name``."""
+        ...
+
+
+@runtime_checkable
+class BindsToEnv(Protocol):
+    """A model that plays an episode's environment: bind it to each episode's environment and seed."""
+
+    def bind(self, env: ExpertEnv, seed: int) -> ChatModel: ...
+
+
+EnvPolicy = Callable[[ToolCall, str, ModelRequest, int], ToolCall]
+"""``(expert action as shown, its original name, request, seed) -> the call to make``."""
+
+ENV_POLICIES: dict[str, EnvPolicy] = {}
+
+
+def mentions(req: ModelRequest, name: str) -> int:
+    """Whole-word occurrences of ``name`` (or of it spelled with spaces for ``_``) in everything the
+    request shows the agent."""
+    spellings = sorted({re.escape(name), re.escape(name.replace("_", " "))}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(spellings) + r")(?![\w])")
+    texts = [m.content for m in req.messages] + [f"{t.name} {t.description}" for t in req.tools]
+    return sum(len(pattern.findall(text)) for text in texts)
+
+
+def env_policy(name: str) -> Callable[[EnvPolicy], EnvPolicy]:
+    """Register an environment policy as the scripted model ``scripted:<name>`` (an
+    :class:`EnvScriptedModel`, bound to each episode's environment)."""
+
+    def register(fn: EnvPolicy) -> EnvPolicy:
+        ENV_POLICIES[name] = fn
+        SCRIPTED_MODELS[name] = lambda mode: EnvScriptedModel(name)  # always fc: its calls are structured
+        return fn
+
+    return register
+
+
+@env_policy("expert")
+def _expert(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
+    """The expert's action by the name the interface lists first (dual mode: the family listed first:
+    synonyms in order 1, originals in order 2); the name it is shown by when neither is listed."""
+    both = {action.name, original}
+    shown = next((t.name for t in req.tools if t.name in both), action.name)
+    return action if shown == action.name else action.model_copy(update={"name": shown})
+
+
+@env_policy("memorise")
+def _memorise(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
+    """The expert's action by the environment's own name, like an agent that memorised its training
+    interface."""
+    return action if original == action.name else action.model_copy(update={"name": original})
+
+
+@env_policy("random")
+def _random(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
+    """The expert's action by one of its names drawn at random, each weighted by how often it appears
+    in everything the agent has been shown (seeded by the run seed, the episode and the step)."""
+    names = sorted({original, action.name})
+    weights = [mentions(req, n) for n in names]
+    if not sum(weights):
+        return action.model_copy(update={"name": original})
+    rng = seeded_rng(seed, "pipe-random", req.sample.id, str(req.pass_index))
+    return action.model_copy(update={"name": rng.choices(names, weights=weights)[0]})
+
+
+class EnvScriptedModel:
+    """An environment policy as a ``ChatModel``: every request is answered with the bound environment's
+    expert action (named as the policy says) as a structured call, and with the text ``Done.`` once the
+    expert has nothing left to do. Always ``fc`` (its calls are structured), whatever mode is asked.
+
+    Under fault injection the wrapper writes the expert's action for the interface as it is now, so
+    ``scripted:expert``'s success rate at δ = 0 is the ceiling a fault run can reach; under PIPE's
+    interfaces ``expert``, ``memorise`` and ``random`` give exactly known scores, legacy calls and IR.
+    """
+
+    mode: Mode = "fc"
+
+    def __init__(self, policy_name: str, env: ExpertEnv | None = None, seed: int = 0) -> None:
+        if policy_name not in ENV_POLICIES:
+            known = ", ".join(sorted(ENV_POLICIES))
+            raise InputError(f"unknown environment policy {policy_name!r} (known: {known})")
+        self.policy_name, self.env, self.seed = policy_name, env, seed
+        self.policy = ENV_POLICIES[policy_name]
+        self.name = f"scripted:{policy_name}"
+
+    def bind(self, env: ExpertEnv, seed: int) -> EnvScriptedModel:
+        """The same policy playing ``env`` (one episode) with ``seed``."""
+        return EnvScriptedModel(self.policy_name, env, seed)
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        if self.env is None:
+            raise RuntimeError(f"{self.name} plays an environment: bind it to one first")
+        action = self.env.expert_action()
+        if action is None:
+            return ModelResponse(text="Done.", tool_calls=[])
+        original = self.env.original_name(action.name) if isinstance(self.env, RenamingEnv) else action.name
+        return ModelResponse(text="", tool_calls=[self.policy(action, original, req, self.seed)])
 
     async def aclose(self) -> None:
         return None

@@ -1,6 +1,8 @@
 """What people look at: the paper's tables (Markdown, CSV, LaTeX), figures and one HTML page."""
 
+from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
+from robustcall.report._pipe import curve_png, curve_rows, pipe_tables
 from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, rewardbench_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
@@ -14,13 +16,18 @@ __all__ = [
     "all_tables",
     "bon_accuracy_table",
     "bon_error_table",
+    "curve_png",
+    "curve_rows",
     "drop_heatmap",
     "drops_vs_size",
     "error_mode_table",
+    "fault_tables",
     "load_run",
     "load_runs",
     "load_sizes",
     "per_type_tables",
+    "pipe_tables",
+    "report_markdown",
     "retention_vs_size",
     "rewardbench_table",
     "table2",

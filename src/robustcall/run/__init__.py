@@ -1,11 +1,17 @@
-"""The loops: single pass, the two-pass transition harness, the multi-turn agent loop, bounded concurrency,
-checkpoint/resume."""
+"""The loops: the one run loop (bounded concurrency, checkpoint, resume, infra re-ask, stop-after) that
+single-turn, fault-injection and PIPE runs all go through; the single pass, the two-pass transition
+harness and the multi-turn agent loop that do one unit of work."""
 
 from robustcall.core import record_key
 from robustcall.run._answer import answer, observation_turn, output_format
 from robustcall.run._budget import GoldBudget, gold_tokens
-from robustcall.run._engine import STOP_AFTER, RunStats, load_done, run_items
+from robustcall.run._engine import load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
+from robustcall.run._episodes import read_trajectories, run_episodes
+from robustcall.run._fault_replay import replay_run
+from robustcall.run._faults import EpisodeFn, FaultRunStats, episode_id, run_faults
+from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
+from robustcall.run._pipe import pipe_episode_id, run_pipe
 from robustcall.run._plan import (
     ALL_TYPES,
     Order,
@@ -26,9 +32,13 @@ __all__ = [
     "PROMPT_VARIANTS",
     "RESUME_IDENTITY",
     "STOP_AFTER",
+    "Checkpoint",
+    "EpisodeFn",
+    "FaultRunStats",
     "GoldBudget",
     "MergeError",
     "Order",
+    "Outcome",
     "RunStats",
     "WorkItem",
     "answer",
@@ -36,6 +46,7 @@ __all__ = [
     "bench_digest",
     "by_sample",
     "clean_id_of",
+    "episode_id",
     "file_digest",
     "gold_tokens",
     "load_done",
@@ -44,11 +55,18 @@ __all__ = [
     "output_format",
     "parse_shard",
     "parse_types",
+    "pipe_episode_id",
     "plan_work",
+    "read_trajectories",
     "record_key",
+    "replay_run",
     "resume_meta",
     "run_episode",
+    "run_episodes",
+    "run_faults",
     "run_items",
+    "run_loop",
+    "run_pipe",
     "shard_items",
     "write_meta",
 ]

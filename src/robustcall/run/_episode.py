@@ -1,9 +1,9 @@
 """The multi-turn agent loop: model -> one call -> environment -> observation, until the episode ends.
 
-Used by PIPE runs (``interface``) and fault-injection runs (the ``FaultyEnv`` wrapper); any ``Env``
-and any ``models`` backend. ``run`` sits above ``faults`` (the two-pass transition harness uses the
-injector), so the loop lives here and ``faults`` stays free of it: the fault benchmark's driver
-takes the loop as a callable, and the replay of a logged fault run is ``run._fault_replay``.
+Used by PIPE runs (``run._pipe``, the ``InterfaceEnv`` wrapper) and fault-injection runs
+(``run._faults``, the ``FaultyEnv`` wrapper); any ``Env`` and any ``models`` backend. A model that
+plays the environment itself (``models.BindsToEnv``: ``scripted:expert``, ``memorise``, ``random``)
+is bound to this episode's environment and seed first.
 
 An episode ends when the environment says ``done``; when the step limit (model calls) is reached;
 when the model answers without a call and the environment has no further user turn (``no_action``;
@@ -24,7 +24,7 @@ from __future__ import annotations
 from robustcall.core import EvalConfig, InputError, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
 from robustcall.envs import Env, UserTurns
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
-from robustcall.models import ChatModel, ModelRequest, unwire_calls
+from robustcall.models import BindsToEnv, ChatModel, ModelRequest, unwire_calls
 
 COT_PROMPT = (
     "Before every action, reason step by step about the previous tool output: is it an error, or does it "
@@ -70,6 +70,8 @@ async def run_episode(
     prompt: str = "default",
 ) -> Trajectory:
     """One episode of ``task_id``; never raises on endpoint errors (they end it as ``infra``)."""
+    if isinstance(model, BindsToEnv):
+        model = model.bind(env, seed)
     start = env.reset(task_id, seed)
     user = start.instruction + (f"\n\n{start.observation}" if start.observation else "")
     messages = [Message(role="system", content=_system(start.tools, model, fmt, prompt)),

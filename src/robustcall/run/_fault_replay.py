@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from robustcall.core import Trajectory
-from robustcall.faults import with_axes
-from robustcall.faults._env import FaultyEnv
-from robustcall.faults._fault_run import RUN_META, TRAJECTORIES, episode_id, load_env, read_trajectories, run_faults
-from robustcall.faults._profile import FaultProfile
+from robustcall.core import TRAJECTORIES, Trajectory, read_trajectory_run_meta
+from robustcall.envs import load_env
+from robustcall.faults import FaultProfile, FaultyEnv, parse_axes, with_axes
 from robustcall.models import Mode, ModelRequest, ModelResponse
 from robustcall.run._episode import run_episode
+from robustcall.run._episodes import read_trajectories
+from robustcall.run._faults import episode_id, run_faults
 
 
 class RecordedModel:
@@ -54,18 +54,18 @@ def _latest_lines(path: Path) -> list[bytes]:
 
 async def replay_run(run_dir: Path, out: Path) -> bool:
     """Re-run every logged episode of ``run_dir`` into ``out``; True when the records are identical."""
-    meta = json.loads((run_dir / RUN_META).read_text())
+    meta = read_trajectory_run_meta(run_dir)
     logged = {t.id: t for t in read_trajectories(run_dir) if t.termination != "infra"}
-    make_env = with_axes(load_env(meta["env"], Path(meta["data"]) if meta.get("data") else None), meta.get("axes", []))
-    profile = FaultProfile.model_validate(meta["profile"])
+    axes = parse_axes(",".join(meta.axes))
+    make_env = with_axes(load_env(meta.env, Path(meta.data) if meta.data else None), axes)
+    profile = FaultProfile.model_validate(meta.profile)
+    prompt = meta.prompt or "default"
 
     async def episode(env: FaultyEnv, task: str, seed: int) -> Trajectory:
         traj = logged[episode_id(env.name, task, env.profile.delta, seed)]
         model = RecordedModel(traj)
-        fmt = traj.config.get("format", meta.get("format", "tool_call"))
-        return await run_episode(
-            model, env, task, seed=seed, max_steps=meta["max_steps"], fmt=fmt, prompt=meta["prompt"]
-        )
+        fmt = traj.config.get("format", meta.format)
+        return await run_episode(model, env, task, seed=seed, max_steps=meta.max_steps, fmt=fmt, prompt=prompt)
 
     tasks = sorted({t.task_id for t in logged.values()})
     for delta in sorted({float(t.config["delta"]) for t in logged.values()}):
@@ -79,7 +79,7 @@ async def replay_run(run_dir: Path, out: Path) -> bool:
                 deltas=[delta],
                 seeds=seeds,
                 out=out,
-                meta={k: v for k, v in meta.items() if k not in ("profile", "prompt")},
-                prompt=meta["prompt"],
+                meta=meta,
+                prompt=prompt,
             )
     return _latest_lines(run_dir / TRAJECTORIES) == _latest_lines(out / TRAJECTORIES)
