@@ -13,6 +13,8 @@ from setuptools import Extension, setup
 
 COMPILED = [
     "src/robustcall/formats/_fastpy.py",
+    "src/robustcall/formats/_canonical.py",
+    "src/robustcall/formats/_parse.py",
     "src/robustcall/score/_bfcl_ast.py",
     "src/robustcall/score/_scorer.py",
     "src/robustcall/score/_batch.py",

@@ -10,7 +10,13 @@ from typer.testing import CliRunner
 
 from robustcall import __version__
 from robustcall.cli.main import app
-from robustcall.core import FORMAT_VERSION, SCORER_VERSION, read_bench_manifest, read_run_meta
+from robustcall.core import (
+    FORMAT_VERSION,
+    SCORER_VERSION,
+    read_bench_manifest,
+    read_run_meta,
+    read_trajectory_run_meta,
+)
 from robustcall.score import run_dirs, validate_run_dir
 
 runner = CliRunner()
@@ -39,13 +45,9 @@ def test_every_directory_the_commands_write_validates(tmp_path: Path) -> None:
 
     found = {str(d.relative_to(tmp_path)) for d in run_dirs(tmp_path)}
     assert found == {"b/bench", "b/run", "run", "shards/0", "shards/1", "merged", "faults", "pipe"}
-    if not (tmp_path / "pipe" / "run.json").is_file():  # TODO(h19s): PIPE runs write run.json once h19l lands
-        assert validate_run_dir(tmp_path) == [f"{tmp_path / 'pipe'}: no run.json beside trajectories.jsonl"]
-        (tmp_path / "pipe" / "trajectories.jsonl").rename(tmp_path / "pipe.jsonl")
-        found.discard("pipe")
     assert validate_run_dir(tmp_path) == []
     out = _ok("validate", str(tmp_path))
-    assert out.strip() == f"{len(found)} directories checked: every file matches its schema"
+    assert out.strip() == "8 directories checked: every file matches its schema"
 
     # what run.json and manifest.json record now: versions, the resolved mode, the settings used
     meta = read_run_meta(tmp_path / "run")
@@ -61,6 +63,13 @@ def test_every_directory_the_commands_write_validates(tmp_path: Path) -> None:
         (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()
     )
     assert read_bench_manifest(bench).format_version == FORMAT_VERSION
+    fault, pipe_meta = (read_trajectory_run_meta(tmp_path / d) for d in ("faults", "pipe"))
+    assert (fault.kind, fault.format_version, fault.deltas) == ("faults", FORMAT_VERSION, [0.0])
+    assert (pipe_meta.kind, pipe_meta.format_version, pipe_meta.level) == ("pipe", FORMAT_VERSION, "synonym")
+
+    # a PIPE run from before run.json was written for them is said to lack it
+    (tmp_path / "pipe" / "run.json").unlink()
+    assert validate_run_dir(tmp_path / "pipe") == [f"{tmp_path / 'pipe'}: no run.json beside trajectories.jsonl"]
 
 
 def test_problems_are_one_line_each_and_exit_1(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@
     Action: f\\nAction Input: {...}\\nAction: g\\nAction Input: {...}
 
 Such a text is read here with one JSON decode per call, at the positions and with the decoder the
-general readers use (``json.JSONDecoder().raw_decode``), without the variant dispatch. Anything
+general readers use (``json.JSONDecoder().raw_decode``'s scanner), without the variant dispatch. Anything
 else returns ``None`` and goes through the tolerant readers (:mod:`robustcall.formats._parse`): a
 text that is not exactly the shape, an object with other keys than ``name`` and ``parameters``, a
 decode error, and any text that a variant tried before the style's own in ``fmt``'s dispatch might
@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-_decode = json.JSONDecoder().raw_decode
+_decode: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009
+"""``JSONDecoder().raw_decode`` without its Python frame: the scanner it calls (``StopIteration``
+where no JSON value starts)."""
 _TAG = re.compile(r"</?(?:tool_call|toolcall|tool|function_call)\b", re.I)
 """A tag ``tag_calls`` reads (``_tags._OPEN``) or a closing one."""
 _EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
@@ -55,7 +58,7 @@ def canonical_calls(text: str, fmt: str) -> tuple[Calls, str] | None:
         elif c == "A":
             calls = _react(text)
             return None if calls is None or _unsafe(text, 0, len(text)) else (calls, "react")
-    except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
+    except (ValueError, RecursionError, StopIteration):  # json.JSONDecodeError is a ValueError
         pass
     return None
 

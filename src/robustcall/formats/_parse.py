@@ -120,7 +120,7 @@ def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report:
 def _plain_bfcl_list(text: str) -> str | None:
     """The bracketed list a BFCL answer is, as ``bfcl_calls`` strips it, when no fence or
     ``<think>`` asks for the full dispatch; else ``None``."""
-    if "```" in text or "<think>" in text or "<THINK>" in text:
+    if "```" in text or ("<" in text and ("<think>" in text or "<THINK>" in text)):
         return None
     s = text.strip("`\n ").strip().strip("'")
     return s if s[:1] == "[" and s[-1:] == "]" else None
@@ -172,38 +172,43 @@ def read_tool_calls_shared(
     name keys). So a text read by a fast reader, or one with neither ``(`` nor ``{``, reads the same
     under any tool list; anything else is said to depend on it.
     """
-    if len(text) <= MAX_PARSE_CHARS and text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
-        # within the bounds (refusal(text) is None), and no value nests deeper than MAX_NESTING
+    if len(text) <= MAX_PARSE_CHARS:  # else parse_tool_calls refuses it
+        s = _plain_bfcl_list(text) if fmt == "bfcl" else None
+        if s is not None:
+            try:
+                flat = read_flat(s)  # a flat list nests 3 deep: no depth to check
+            except READ_ERRORS:  # parse_tool_calls says why
+                flat = None
+            if flat is not None:
+                return flat, True
         canonical = canonical_calls(text, fmt)
-        if canonical is not None:
+        # a canonical text's brackets are its JSON's (strings aside), so it nests no deeper than it
+        # has [ and {: within the bounds, and so are its values
+        if canonical is not None and text.count("[") + text.count("{") <= MAX_NESTING:
             return canonical[0], True  # read by name keys only: no tool list reaches them
-    if fmt == "bfcl" and refusal(text) is None:
-        try:
-            got = _fast_bfcl(text)
-        except READ_ERRORS:  # parse_tool_calls says why
-            got = None
-        if got is not None:
-            return got, True
+        if s is not None and refusal(text) is None:
+            try:
+                got = _token_bfcl(s)
+            except READ_ERRORS:
+                got = None
+            if got is not None:
+                return got, True
     calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools, report=False).calls]
     return calls, "(" not in text and "{" not in text
 
 
-def _fast_bfcl(text: str) -> list[tuple[str, dict[str, Any]]] | None:
-    """The calls of a plain BFCL list read by the fast readers, ``None`` when they decline."""
-    s = _plain_bfcl_list(text)
-    if s is not None:
-        flat = read_flat(s)
-        if flat is not None:
-            return flat
-        if s == "[]":
-            return []
-        fast = read_tokens(s)
-        if fast is not None:
-            out = []
-            for c in fast.calls:
-                if c.positional or any(has_bare(v) for v in c.arguments.values()):
-                    break  # mapped onto / decided by the schema in parse_tool_calls
-                out.append((c.name, c.arguments))
-            else:
-                return out  # [] for an explicit "[]"
+def _token_bfcl(s: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The calls of a plain BFCL list (``s``: as ``_plain_bfcl_list`` gives it) that is not flat,
+    read by the token reader; ``None`` when it declines."""
+    if s == "[]":
+        return []
+    fast = read_tokens(s)
+    if fast is not None:
+        out = []
+        for c in fast.calls:
+            if c.positional or any(has_bare(v) for v in c.arguments.values()):
+                break  # mapped onto / decided by the schema in parse_tool_calls
+            out.append((c.name, c.arguments))
+        else:
+            return out  # [] for an explicit "[]"
     return None

@@ -17,7 +17,7 @@ import signal
 from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
-from robustcall.core import Sample
+from robustcall.core import Sample, ToolSpec
 from robustcall.formats import OutputFormat, read_tool_calls_shared
 from robustcall.score._bfcl_ast import Call
 from robustcall.score._scorer import SampleScorer, Scored
@@ -62,7 +62,8 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
     mutates them), up to :data:`MEMO_MAX` texts. The cyclic garbage collector is paused meanwhile:
     the loop allocates many small containers but no reference cycles, and each collection would
     walk the whole heap (every loaded sample), about a fifth of the loop's time."""
-    scorers: dict[int, tuple[SampleScorer, dict[str, list[Call]]]] = {}  # by id(): samples stay alive
+    # by id() (samples stay alive): the scorer, the memo of its output format, the sample's tools
+    scorers: dict[int, tuple[SampleScorer, dict[str, list[Call]], list[ToolSpec]]] = {}
     memos: dict[str, dict[str, list[Call]]] = {}  # per output format: text -> calls
     out: list[Scored] = []
     append = out.append
@@ -74,11 +75,11 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
             entry = scorers.get(id(sample))
             if entry is None:
                 scorer = SampleScorer(sample, fmt)
-                entry = scorers[id(sample)] = (scorer, memos.setdefault(scorer.fmt, {}))
-            scorer, memo = entry
+                entry = scorers[id(sample)] = (scorer, memos.setdefault(scorer.fmt, {}), sample.tools)
+            scorer, memo, tools = entry
             calls = memo.get(text)
             if calls is None:
-                calls, shared = read_tool_calls_shared(text, scorer.fmt, sample.tools)
+                calls, shared = read_tool_calls_shared(text, scorer.fmt, tools)
                 if shared:
                     if len(memo) >= MEMO_MAX:
                         memo.clear()

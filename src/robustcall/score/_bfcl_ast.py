@@ -202,10 +202,11 @@ class _Param:
 class _Gold:
     """One gold call against its tool: upstream's ``simple_function_checker``."""
 
-    __slots__ = ("answer", "broken", "details", "mandatory", "params", "required", "tool")
+    __slots__ = ("answer", "broken", "details", "mandatory", "name", "params", "required", "tool")
 
     def __init__(self, tool: ToolSpec | None, gold: GoldenAnswer) -> None:
         self.tool = tool
+        self.name = tool.name if tool is not None else ""
         self.answer = acceptable_of(gold)
         self.mandatory = [p for p, acc in self.answer.items() if "" not in acc]
         self.params: dict[str, _Param] = {}
@@ -231,7 +232,7 @@ class _Gold:
         if tool is None:
             return "simple_function_checker:gold_function_not_in_tools"
         name, args = call
-        if name != tool.name:
+        if name != self.name:
             return "simple_function_checker:wrong_func_name"
         for param in self.required:
             if param not in args:

@@ -53,7 +53,7 @@ class ErrorModes:
 
     def classify(self, raw: str, calls: Sequence[tuple[str, Any]]) -> ErrorMode:
         if not calls:
-            return "empty" if not raw.strip() else "omitted"
+            return "empty" if not raw or raw.isspace() else "omitted"  # not raw.strip(), without the copy
         gold_set = self._gold_set
         off = False
         for name, _ in calls:

@@ -19,7 +19,6 @@ from robustcall.score._error_modes import ErrorModes
 from robustcall.score._rules import (
     Judgement,
     alternatives,
-    golden_mode,
     score_apibank,
     score_exact,
     score_rotbench,
@@ -116,6 +115,19 @@ class Scored(NamedTuple):
 
 
 PASSED = Scored(True, 1.0)
+_FAILED: dict[tuple[ErrorMode, str], Scored] = {}
+"""The BFCL checker's failed verdicts by (error mode, error type): few distinct ones, each built once
+(building a named tuple runs Python-level code; a verdict is immutable, so one object serves all)."""
+
+
+def _failed(mode: ErrorMode, err: str) -> Scored:
+    key = (mode, err)
+    got = _FAILED.get(key)
+    if got is None:
+        if len(_FAILED) >= 4096:  # error types are a fixed set; never let odd ones pile up
+            _FAILED.clear()
+        got = _FAILED[key] = Scored(False, 0.0, mode, err)
+    return got
 
 
 class SampleScorer:
@@ -128,7 +140,8 @@ class SampleScorer:
         self.sample = sample
         self.method = sample.eval_config.method
         self.fmt: OutputFormat = fmt or sample_format(sample)
-        golden_mode(sample)  # a mode this method does not read is an error, never a fallback
+        # alternatives() reads golden_mode: a mode this method does not read is an error, never a fallback
+        alt = alternatives(sample)
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
             self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
@@ -138,7 +151,7 @@ class SampleScorer:
         else:
             names = [g.name for g in sample.golden_answers]
         self._modes = ErrorModes(
-            names, sample.perturbation.mdp_category, alternatives=alternatives(sample), distractors=distractors(sample)
+            names, sample.perturbation.mdp_category, alternatives=alt, distractors=distractors(sample)
         )
 
     def judge(self, raw: str, calls: list[Call], tool_calls: list[ToolCall] | None = None) -> Scored:
@@ -155,7 +168,7 @@ class SampleScorer:
             err = self._checker.check(calls)
             if err is None:
                 return PASSED
-            return Scored(False, 0.0, self._modes.classify(raw, calls), err)
+            return _failed(self._modes.classify(raw, calls), err)
         if tool_calls is None:
             tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]
         judged = SCORERS[self.method](self.sample, tool_calls)
