@@ -4,7 +4,9 @@
     is what its ``__init__`` exports;
 (b) no package imports ``run`` except the top layer (``cli``, ``web``, ``interop``, ``inspect_task.py``);
 (c) ``run`` imports neither ``score`` nor ``metrics``;
-(d) ``core`` imports nothing else of ours.
+(d) ``core`` imports nothing else of ours;
+(e) below the top layer, a package imports only from the groups left of its own in ``LAYERS``
+    (the picture in docs/architecture.md).
 
 Every import counts, inside functions and ``TYPE_CHECKING`` blocks too.
 """
@@ -17,6 +19,17 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "robustcall"
 TOP = {"cli", "web", "interop", "inspect_task"}
 """The layer above ``run``: it may import anything."""
+
+LAYERS: list[set[str]] = [
+    {"core"},
+    {"sources", "formats", "metrics"},
+    {"models", "envs"},
+    {"perturb", "faults", "interface", "score"},
+    {"rewards", "run"},
+    {"train", "report"},
+    TOP,
+]
+"""docs/architecture.md's picture, lowest first."""
 
 # (importing file, imported module, rule) that still offend, each with the helper whose work removes
 # it. The test fails when an entry no longer offends, so that the set shrinks to empty as fixes land.
@@ -44,6 +57,10 @@ def _imports(path: Path) -> list[str]:
     return out
 
 
+def _layer(pkg: str) -> int:
+    return next(i for i, group in enumerate(LAYERS) if pkg in group)
+
+
 def offences() -> set[tuple[str, str, str]]:
     found: set[tuple[str, str, str]] = set()
     for path in sorted(SRC.rglob("*.py")):
@@ -62,6 +79,8 @@ def offences() -> set[tuple[str, str, str]]:
                 found.add((where, module, "run imports score/metrics"))
             if pkg == "core":
                 found.add((where, module, "core imports upward"))
+            if pkg not in TOP and _layer(target) >= _layer(pkg):
+                found.add((where, module, "imports its own layer or above"))
     return found
 
 
@@ -80,6 +99,11 @@ def test_the_walk_reads_every_kind_of_import(tmp_path: Path) -> None:
     ]
     files = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py")}
     assert {"core/__init__.py", "run/__init__.py", "cli/main.py", "inspect_task.py"} <= files
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {_package(p) for p in SRC.rglob("*.py")} - {"__init__"}
+    assert packages == set().union(*LAYERS)
 
 
 def test_the_layers_hold() -> None:

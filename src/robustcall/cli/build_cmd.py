@@ -21,6 +21,7 @@ from robustcall.cli._rewriter import (
     make_rewriter,
     model_errors,
 )
+from robustcall.core import DEFAULTS
 
 console = Console(stderr=True)
 
@@ -161,7 +162,7 @@ def register_audit(app: typer.Typer) -> None:
                 "its default sampling).",
             ),
         ] = None,
-        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = 50,
+        n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = DEFAULTS.audit_pairs,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:

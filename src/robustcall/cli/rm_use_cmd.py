@@ -19,6 +19,7 @@ from robustcall.cli._rm_common import (
     make_scorer,
     type_table,
 )
+from robustcall.core import DEFAULTS
 
 SourceOpt = Annotated[
     list[str] | None, typer.Option("--source", help="Source name (repeatable): bfcl, apibank, toolalpaca, ...")
@@ -139,7 +140,9 @@ def best_of_n(
     samples: SamplesOpt = None,
     data_dir: DataDirOpt = None,
     n: Annotated[int, typer.Option("--n", min=1, help="Draws per sample (the paper's n = 32).")] = 32,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Length cap of every draw.")] = 256,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Length cap of every draw.")
+    ] = DEFAULTS.draw_max_tokens,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
     limit: LimitOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,

@@ -37,6 +37,11 @@ class Defaults:
     """Longest backoff before a retry."""
     bootstrap_resamples: int = 10_000
     """B, the bootstrap resamples of every interval (``--bootstrap``)."""
+    audit_pairs: int = 50
+    """(clean, perturbed) pairs the Appendix H judge scores per type (``robustcall audit --n``)."""
+    draw_max_tokens: int = 256
+    """Length cap of every sampled reward-model draw (FC-RewardBench pools, Best-of-n): tool calls are
+    short, a runaway draw is not."""
 
 
 DEFAULTS = Defaults()

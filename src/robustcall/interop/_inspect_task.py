@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from robustcall.core import Prediction, PredictionRecord, Sample
+from robustcall.core import DEFAULTS, Prediction, PredictionRecord, Sample
 from robustcall.interop._inspect_log import chat_messages
 from robustcall.models import Mode, ModelRequest, ModelResponse
 from robustcall.run import answer, parse_types, plan_work
@@ -37,10 +37,10 @@ class InspectChatModel:
 
     mode: Mode = "prompt"
 
-    def __init__(self, model: Model, max_tokens: int = 1024) -> None:
+    def __init__(self, model: Model, max_tokens: int = DEFAULTS.max_tokens) -> None:
         self._model = model
         self.name = f"inspect:{model}"
-        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens)
+        self._config = GenerateConfig(temperature=DEFAULTS.temperature, max_tokens=max_tokens)
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         out = await self._model.generate(chat_messages(req.messages), config=self._config)

@@ -16,15 +16,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import CLEAN_SAMPLES, Sample, read_jsonl
+from robustcall.core import CLEAN_SAMPLES, DEFAULTS, TYPES, Sample, read_jsonl
 from robustcall.perturb._protect import golden_strings
 
 AUDITED = {
-    "realistic_typos": "Typo",
-    "query_paraphrase": "QueryPara",
-    "paraphrase_tool_description": "ToolPara",
-    "paraphrase_parameter_description": "ParamPara",
+    code: TYPES[code].display
+    for code in (
+        "realistic_typos",
+        "query_paraphrase",
+        "paraphrase_tool_description",
+        "paraphrase_parameter_description",
+    )
 }
+"""The LLM-rewritten types Appendix H audits, with their display names."""
 
 # The Appendix H scale, word for word; the instruction around it is ours (the paper gives no prompt).
 JUDGE_SCALE = (
@@ -80,7 +84,7 @@ def parse_score(text: str) -> int | None:
 
 
 def audit(
-    bench: Path, *, judge: Callable[[str], str] | None = None, n: int = 50, seed: int = 0
+    bench: Path, *, judge: Callable[[str], str] | None = None, n: int = DEFAULTS.audit_pairs, seed: int = 0
 ) -> dict[str, dict[str, Any]]:
     """Per audited type: automatic-check failures and, with a judge, Table 6's statistics."""
     clean = {s.id: s for s in read_jsonl(bench / CLEAN_SAMPLES, Sample)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from robustcall.core import Sample
+from robustcall.core import DEFAULTS, Sample
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.rewards._sampling import Draw, sample_outputs
 
@@ -19,7 +19,7 @@ async def draw_all(
     temperature: float,
     seed: int,
     concurrency: int = DEFAULT_CONCURRENCY,
-    max_tokens: int | None = 256,
+    max_tokens: int | None = DEFAULTS.draw_max_tokens,
 ) -> list[tuple[Draw, list[Draw]]]:
     """Per sample: the greedy draw (T = 0) and ``n`` draws at ``temperature``, in sample order; at most
     ``concurrency`` requests in flight at once."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import JsonlError, Message, Sample, ToolCall, seeded_rng, validate_line
+from robustcall.core import DEFAULTS, JsonlError, Message, Sample, ToolCall, seeded_rng, validate_line
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._mutate import mutate
@@ -157,7 +157,7 @@ async def draw_pool(
     seed: int,
     concurrency: int = DEFAULT_CONCURRENCY,
     stats: BuildStats | None = None,
-    max_tokens: int | None = 256,
+    max_tokens: int | None = DEFAULTS.draw_max_tokens,
 ) -> dict[str, list[tuple[str, str]]]:
     """Every generator's ``per_generator`` draws for every sample: sample id -> ``(model, text)``;
     at most ``concurrency`` requests in flight at once."""
