@@ -11,7 +11,8 @@ Ours is timed three ways, each from text, on the same rows:
 - ``batch+Verdict``: the single-process batch plus ``to_verdict`` on every row (pydantic records).
 
 Each (upstream's too) is the median of ``--repeat`` rounds; a round runs upstream once, then each of
-ours once, so that load from other work on the machine falls on both alike. Printed per path: the
+ours once, so that load from other work on the machine falls on both alike (and a full garbage
+collection before each of ours, outside its timing, so that none inherits another's). Printed per path: the
 ratio of the medians, the median of the per-round ratios, and the ratio of each side's fastest round
 (load from other work only ever slows a round down). Also checks that every verdict agrees with
 upstream's, record by record, and says which mypyc-compiled modules ran.
