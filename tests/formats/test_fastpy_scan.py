@@ -23,7 +23,7 @@ _SCALARS = [
     "None", "_n", "'\t'",
 ]  # fmt: skip
 _NOT_FLAT = ["true", "false", "null", "'a\\'b'", "'a\nb'", "01", "1.", ".5", "1e", "-", "1e+", "'open", "1" * 5000]
-_NOISE = list("[](){}=,.:'\"\\-+eE0159 \n\tax_") + ["true", "\x1c", "é", "\u2003", "\xa0"]
+_NOISE = [*"[](){}=,.:'\"\\-+eE0159 \n\tax_", "true", "\x1c", "é", "\u2003", "\xa0"]
 
 
 def _ws(rng: random.Random) -> str:
