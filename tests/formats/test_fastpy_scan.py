@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from robustcall.formats._canonical import _EMBEDDED_LIST, embedded_list
 from robustcall.formats._fastpy import _scan_flat, read_flat, read_flat_re
 
 _WS = ["", "", "", " ", "  ", "\n", "\t", "\x0b", "\x0c", "\r", "\x1c", "\x1f"]
@@ -119,3 +120,17 @@ def test_the_scanner_reads_what_the_regexes_read_on_the_oracle_corpus() -> None:
     for text in texts:
         for t in (text, text.strip()):
             assert _outcome(read_flat, t) == _outcome(read_flat_re, t), t
+
+
+def test_the_embedded_list_scan_finds_what_the_regex_finds() -> None:
+    rng = random.Random(21)
+    alphabet = [*"[[[(=.__aZ9 \n\t\x1c", "[f(", "[ a.b =", "é", "\u2003", "[x", "]"]
+    found = 0
+    for _ in range(40_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+        start = rng.randrange(len(text) + 1)
+        end = rng.randrange(start, len(text) + 1)
+        want = _EMBEDDED_LIST.search(text, start, end) is not None
+        assert embedded_list(text, start, end) is want, (text, start, end)
+        found += want
+    assert 1_000 < found < 39_000  # both outcomes well covered

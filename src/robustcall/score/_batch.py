@@ -67,15 +67,19 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
     memos: dict[str, dict[str, list[Call]]] = {}  # per output format: text -> calls
     out: list[Scored] = []
     append = out.append
+    last: Sample | None = None  # the previous pair's sample and entry: records of a sample often come together
+    entry: tuple[SampleScorer, dict[str, list[Call]], list[ToolSpec]] | None = None
     paused = gc.isenabled()
     gc.disable()
     try:
         for k in range(lo, hi):
             sample, text = items[k]
-            entry = scorers.get(id(sample))
-            if entry is None:
-                scorer = SampleScorer(sample, fmt)
-                entry = scorers[id(sample)] = (scorer, memos.setdefault(scorer.fmt, {}), sample.tools)
+            if sample is not last or entry is None:
+                entry = scorers.get(id(sample))
+                if entry is None:
+                    scorer = SampleScorer(sample, fmt)
+                    entry = scorers[id(sample)] = (scorer, memos.setdefault(scorer.fmt, {}), sample.tools)
+                last = sample
             scorer, memo, tools = entry
             calls = memo.get(text)
             if calls is None:

@@ -208,7 +208,7 @@ class _Gold:
         self.tool = tool
         self.name = tool.name if tool is not None else ""
         self.answer = acceptable_of(gold)
-        self.mandatory = [p for p, acc in self.answer.items() if "" not in acc]
+        self.mandatory: list[str] | None = None  # built when a call gets that far (few do)
         self.params: dict[str, _Param] = {}
         self.broken: dict[str, type[Exception]] = {}
         schema = tool.parameters if tool is not None else {}
@@ -273,7 +273,10 @@ class _Gold:
                 err = None if value in rule.accepted else "value_error:others"
             if err is not None:
                 return err
-        for param in self.mandatory:
+        mandatory = self.mandatory
+        if mandatory is None:
+            mandatory = self.mandatory = [p for p, acc in answer.items() if "" not in acc]
+        for param in mandatory:
             if param not in args:
                 return "simple_function_checker:missing_optional"
         return None
