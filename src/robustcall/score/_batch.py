@@ -22,8 +22,12 @@ from robustcall.formats import OutputFormat, read_tool_calls_shared
 from robustcall.score._bfcl_ast import Call
 from robustcall.score._scorer import SampleScorer, Scored
 
-MEMO_MAX = 1 << 16
-"""Distinct texts whose calls a batch keeps for reuse (then it starts over)."""
+MEMO_MAX = 64
+"""Distinct texts whose calls a batch keeps for reuse (then it starts over). Small on purpose: the
+texts that recur are mostly near each other (one sample's records) or trivial to read again (``[]``,
+a stock refusal), while keeping every text's calls to the end of the batch kept them all alive,
+so that each new record's objects came from fresh, cold memory: with 65,536 the corpus batch ran
+about 15 % slower than with 16-64 (``benchmarks/parse_score.py``; docs/scoring.md)."""
 
 PARALLEL_MIN = 2000
 """Below this many pairs, ``processes > 1`` still scores in-process (forking costs more)."""
