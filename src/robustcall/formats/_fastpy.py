@@ -64,6 +64,9 @@ _FLAT_GROUPS = re.compile(r"\[\s*+" + _GROUP_CALL + r"(?:,\s*+" + _GROUP_CALL + 
 answers), with every name, key and value in its own group: one match reads the whole text. Groups:
 per call its name, then ``(key, value)`` pairs (``None`` past the last argument)."""
 _GROUP_SPAN = 1 + 2 * _GROUP_ARGS
+_SCAN = not __file__.endswith(".py")
+"""Whether this module runs compiled by mypyc (an extension module), where :func:`read_flat` reads
+ASCII text with the hand scanner."""
 _NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CONST = {"True": True, "False": False, "None": None}
@@ -139,11 +142,12 @@ def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
     """The ``(name, arguments)`` calls of a flat call list (see :data:`_FLAT`), ``None`` for any
     other text; values are read as :func:`_value` reads them.
 
-    An ASCII text is read by :func:`_scan_flat`, a hand scanner of the same grammar (compiled, one
-    pass over the characters: several times faster than the regex match); any other text by
-    :func:`read_flat_re`, whose Unicode whitespace the scanner does not know. Both give the same
-    calls, or ``None``, on every text (``tests/formats/test_fastpy_scan.py``)."""
-    if text.isascii():
+    Where this module is compiled, an ASCII text is read by :func:`_scan_flat`, a hand scanner of
+    the same grammar (one pass over the characters: several times faster than the regex match);
+    any other text, and every text when the module runs interpreted (where a loop over characters
+    is slower than the regex engine), by :func:`read_flat_re`. Both give the same calls, or
+    ``None``, on every text (``tests/formats/test_fastpy_scan.py``)."""
+    if _SCAN and text.isascii():
         return _scan_flat(text)
     return read_flat_re(text)
 
