@@ -53,7 +53,8 @@ from robustcall.run import (
 from robustcall.run._plan import spread_subset
 from robustcall.score import score_prediction
 
-Verdict = tuple[bool | None, str | None, str]
+Verdict = tuple[bool | None, str | None, str, str | None]
+"""correct, error mode, raw text, pass 1's raw text (transition types)."""
 
 
 @dataclass
@@ -99,7 +100,7 @@ def _verdicts(items: list[WorkItem], out: Path) -> dict[tuple[str, str], Verdict
     for it in items:
         rec = records[it.key]
         v = score_prediction(it.sample, rec.prediction)
-        got[it.key] = (v.correct, v.error_mode, rec.prediction.raw_output)
+        got[it.key] = (v.correct, v.error_mode, rec.prediction.raw_output, rec.prediction.pass1_raw_output)
     return got
 
 
@@ -236,9 +237,11 @@ def main() -> None:
     same_text = sum(before.verdicts[k][2] == after.verdicts[k][2] for k in before.verdicts)
     print(f"verdicts identical on {n - len(diff)}/{n} records (raw text identical on {same_text}/{n})")
     for k in diff:
-        (cb, mb, tb), (ca, ma, ta) = before.verdicts[k], after.verdicts[k]
+        (cb, mb, tb, pb), (ca, ma, ta, pa) = before.verdicts[k], after.verdicts[k]
         print(f"  {k[0]}: before {cb}/{mb} {tb[:120]!r}")
         print(f"  {' ' * len(k[0])}  after  {ca}/{ma} {ta[:120]!r}")
+        if pb is not None or pa is not None:
+            print(f"  {' ' * len(k[0])}  pass 1 {'identical' if pb == pa else f'before {pb!r}, after {pa!r}'}")
     correct = {s.name: sum(1 for v in s.verdicts.values() if v[0]) for s in sides}
     print(f"correct records: before {correct['before']}/{n}, after {correct['after']}/{n}")
 
