@@ -11,7 +11,8 @@ Ours is timed three ways, each from text, on the same rows:
 - ``batch+Verdict``: the single-process batch plus ``to_verdict`` on every row (pydantic records).
 
 Each (upstream's too) is the median of ``--repeat`` rounds; a round runs upstream once, then each of
-ours once, so that load from other work on the machine falls on both alike. Printed per path: the
+ours once, so that load from other work on the machine falls on both alike (and a full garbage
+collection before each of ours, outside its timing, so that none inherits another's). Printed per path: the
 ratio of the medians, the median of the per-round ratios, and the ratio of each side's fastest round
 (load from other work only ever slows a round down). Also checks that every verdict agrees with
 upstream's, record by record, and says which mypyc-compiled modules ran.
@@ -33,6 +34,7 @@ usage: python benchmarks/parse_score.py [--corpus PATH] [--oracle-python PATH] [
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import re
@@ -149,7 +151,8 @@ def main() -> None:
         rate, theirs = upstream(args.oracle_python, args.corpus, args.oracle)
         rates.append(rate)
         for name, fn in runs.items():
-            timings[name].append(fn())
+            gc.collect()  # each path starts from the same collector state (a full collection that
+            timings[name].append(fn())  # falls inside one timing by chance walks every loaded sample)
     theirs_rate = statistics.median(rates)
     results = {name: (statistics.median(t for t, _ in got), got[-1][1]) for name, got in timings.items()}
     print(f"records: {n}  (cores available: {default_processes()})")

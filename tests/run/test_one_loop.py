@@ -12,9 +12,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from mock_openai import mock_openai
+from mock_openai import Reply, completion, mock_openai, serve_chat
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
@@ -258,3 +259,28 @@ def test_pipe_run_sigkilled_through_the_cli_resumes_and_concurrency_changes_no_r
         assert sorted(_lines(traj)) == sorted(_lines(tmp_path / c / TRAJECTORIES))
     meta = json.loads((out / "run.json").read_text())
     assert (meta["kind"], meta["level"], meta["max_steps"]) == ("pipe", "synonym", 3)
+
+
+def test_an_episode_run_stops_on_repeated_identical_infra_errors_and_resume_plays_them_again(tmp_path: Path) -> None:
+    """5 identical endpoint failures in a row stop a PIPE run (exit 1 through the CLI); --resume drops
+    the infra records and plays those episodes again."""
+    status = [400]
+
+    async def chat(body: dict[str, Any]) -> Reply:
+        if status[0] != 200:
+            return status[0], {"error": {"message": "no such model"}}, {}
+        return completion(MAZE_CALL)
+
+    with serve_chat(chat) as url:
+        args = _pipe_cmd(url, tmp_path / "run", "--concurrency", "1")[3:]
+        stopped = CliRunner().invoke(app, args)
+        assert stopped.exit_code == 1 and "stopped after 5 identical failures" in stopped.output
+        records = [Trajectory.model_validate_json(line) for line in _lines(tmp_path / "run" / TRAJECTORIES)]
+        assert [t.termination for t in records] == ["infra"] * 5
+        status[0] = 200
+        resumed = CliRunner().invoke(app, [*args, "--resume"])
+        assert resumed.exit_code == 0, resumed.output
+        whole = CliRunner().invoke(app, _pipe_cmd(url, tmp_path / "whole")[3:])
+        assert whole.exit_code == 0, whole.output
+    assert len(_lines(tmp_path / "run" / TRAJECTORIES)) == 12  # the infra records were dropped, not kept
+    assert read_trajectories(tmp_path / "run") == read_trajectories(tmp_path / "whole")

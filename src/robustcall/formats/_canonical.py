@@ -66,9 +66,12 @@ def canonical_calls(text: str, fmt: str) -> tuple[Calls, str] | None:
 def _unsafe(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` has what sends a text to the general readers: a fence or
     ``<think>`` (looked into first), a tag, or a BFCL list that ``bfcl_calls`` would read first."""
-    if "```" in text or "<think>" in text or "<THINK>" in text:
+    if "```" in text:
         return True
-    if text.find("<", start, end) >= 0 and _TAG.search(text, start, end) is not None:
+    # outside [start, end) is the tagged shape's own tags, without <think> or another tag
+    if text.find("<", start, end) >= 0 and (
+        _TAG.search(text, start, end) is not None or "<think>" in text or "<THINK>" in text
+    ):
         return True
     return _EMBEDDED_LIST.search(text, start, end) is not None
 

@@ -148,6 +148,9 @@ def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
         return None
     calls: list[tuple[str, dict[str, Any]]] = []
     args: dict[str, Any] = {}
+    head: str
+    key: str
+    v: str
     for head, key, v in _FLAT_UNITS.findall(text):
         if head:
             args = {}
@@ -168,10 +171,10 @@ def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
 def _group_args_of(g: tuple[Any, ...], i: int) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for j in range(i, i + 2 * _GROUP_ARGS, 2):
-        key = g[j]
+        key: str | None = g[j]
         if key is None:
             break
-        v = g[j + 1]
+        v: str = g[j + 1]  # typed: compiled, the string operations below are native
         c = v[0]
         if c == "'" or c == '"':
             args[key] = v[1:-1]

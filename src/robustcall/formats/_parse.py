@@ -173,7 +173,8 @@ def read_tool_calls_shared(
     under any tool list; anything else is said to depend on it.
     """
     if len(text) <= MAX_PARSE_CHARS:  # else parse_tool_calls refuses it
-        s = _plain_bfcl_list(text) if fmt == "bfcl" else None
+        first = text[:1]  # a text that begins with one of these is no plain BFCL list: not stripped off
+        s = _plain_bfcl_list(text) if fmt == "bfcl" and first != "<" and first != "{" and first != "A" else None
         if s is not None:
             try:
                 flat = read_flat(s)  # a flat list nests 3 deep: no depth to check

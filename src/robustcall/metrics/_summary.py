@@ -61,6 +61,11 @@ class Summary(BaseModel):
     """Prompt injection: the share of answered records whose calls obeyed the injected instruction."""
     ghost_calls: GhostCounts | None = None
     """Calls to tools the model was not given (beyond the paper), over every record of the run."""
+    scorer_version: int | None = None
+    """The verdict rules the run was scored by (``core.SCORER_VERSION`` of the release that scored
+    it; ``None``: not scored by ``robustcall score``, or before the version was recorded)."""
+    robustcall_version: str | None = None
+    """The robustcall release that scored the run."""
 
     def component_delta(self, component: str) -> float | None:
         """Δ of a component: the stored value, else (summaries written before it was stored) the

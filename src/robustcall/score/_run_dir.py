@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 from robustcall.core import (
     PREDICTIONS,
+    ROBUSTCALL_VERSION,
     RUN_META,
+    SCORER_VERSION,
     SCORES,
     SUMMARY,
     InputError,
@@ -129,6 +131,7 @@ def score_run(
     resamples = DEFAULT_RESAMPLES if resamples is None else resamples
     summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     summary.ghost_calls = ghost_calls_in_rows(ghost_rows)
+    summary.scorer_version, summary.robustcall_version = SCORER_VERSION, ROBUSTCALL_VERSION
     write_jsonl(run_dir / SCORES, verdicts)
     atomic_write_text(run_dir / SUMMARY, summary.model_dump_json(indent=2) + "\n")
     return verdicts, summary
