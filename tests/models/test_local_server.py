@@ -20,7 +20,8 @@ from robustcall.models.local._artifacts import write_marker
 FAKE_SERVER = textwrap.dedent(
     """\
     #!{python}
-    # A stand-in for llama-server: 503 on /health for 0.3 s, then 200; chat answers echo the flags.
+    # A stand-in for llama-server: 503 on /health for 0.3 s, then 200; chat answers count the chat
+    # requests and echo the flags.
     import json, sys, time
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     args = sys.argv[1:]
@@ -30,6 +31,7 @@ FAKE_SERVER = textwrap.dedent(
         print("error: failed to load model"); sys.exit(1)
     port = int(args[args.index("--port") + 1])
     t0 = time.monotonic()
+    asked = [0]
     class H(BaseHTTPRequestHandler):
         def log_message(self, *a): pass
         def _send(self, code, obj):
@@ -41,7 +43,9 @@ FAKE_SERVER = textwrap.dedent(
             self._send(200 if ok else 503, {{"status": "ok" if ok else "loading"}})
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            msg = {{"role": "assistant", "content": "args=" + " ".join(args) + " tools=" + str("tools" in body)}}
+            asked[0] += 1
+            text = f"n={{asked[0]}} args=" + " ".join(args) + " tools=" + str("tools" in body)
+            msg = {{"role": "assistant", "content": text}}
             self._send(200, {{"choices": [{{"index": 0, "message": msg}}]}})
     print("listening", flush=True)
     ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
@@ -126,7 +130,7 @@ def test_the_server_dies_with_its_parent(fake_binary, tmp_path, how):
     assert _wait_dead(pid), f"llama-server (pid {pid}) outlived its parent ({how})"
 
 
-def test_local_model_starts_the_server_lazily_and_aclose_stops_it(fake_binary, tmp_path, sample):
+def _install(fake_binary: Path, tmp_path: Path) -> None:
     paths = local_paths(tmp_path)
     paths.gguf.parent.mkdir(parents=True)
     paths.gguf.write_bytes(b"gguf")
@@ -135,6 +139,10 @@ def test_local_model_starts_the_server_lazily_and_aclose_stops_it(fake_binary, t
     paths.server.write_bytes(fake_binary.read_bytes())
     paths.server.chmod(0o755)
     write_marker(paths.server, "x")
+
+
+def test_local_model_starts_the_server_lazily_and_aclose_stops_it(fake_binary, tmp_path, sample):
+    _install(fake_binary, tmp_path)
 
     async def go() -> str:
         model = LocalModel(root=tmp_path, concurrency=3, threads=1)
@@ -151,6 +159,42 @@ def test_local_model_starts_the_server_lazily_and_aclose_stops_it(fake_binary, t
     text = asyncio.run(go())
     assert "--chat-template-file" in text and "qwen_tools.jinja" in text and "-np 3" in text
     assert text.endswith("tools=False")  # prompt mode: tools were rendered by the caller, not sent
+
+
+@pytest.mark.parametrize(
+    ("temperature", "reuse", "expected"),
+    [
+        (0.0, True, ["n=1", "n=1", "n=2", "n=1"]),  # the identical request answered once
+        (0.0, False, ["n=1", "n=2", "n=3", "n=4"]),
+        (0.7, True, ["n=1", "n=2", "n=3", "n=4"]),  # sampled answers are never reused
+    ],
+)
+def test_local_model_reuses_the_answer_of_an_identical_request(
+    fake_binary, tmp_path, sample, temperature, reuse, expected
+):
+    from robustcall.models import ModelSettings
+
+    _install(fake_binary, tmp_path)
+    hi = [Message(role="user", content="hi")]
+    requests = [
+        ModelRequest(messages=hi, tools=sample.tools, sample=sample),
+        ModelRequest(messages=hi, tools=sample.tools, sample=sample.model_copy(update={"id": "other"})),
+        ModelRequest(messages=hi, tools=sample.tools, sample=sample, max_tokens=64),  # another body
+        ModelRequest(messages=hi, tools=sample.tools, sample=sample),
+    ]
+
+    async def go() -> tuple[list[str], list[float], int]:
+        model = LocalModel(ModelSettings(temperature=temperature), root=tmp_path, threads=1, reuse_answers=reuse)
+        try:
+            got = [await model.complete(r) for r in requests]
+            return [r.text.split()[0] for r in got], [r.latency_s for r in got], model.reused
+        finally:
+            await model.aclose()
+
+    texts, latencies, reused = asyncio.run(go())
+    assert texts == expected
+    assert reused == expected.count("n=1") - 1
+    assert [lat == 0.0 for lat in latencies] == [i > 0 and t == "n=1" for i, t in enumerate(expected)]
 
 
 def test_local_model_not_set_up_says_what_to_run(tmp_path):

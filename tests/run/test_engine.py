@@ -17,6 +17,7 @@ from robustcall.core import (
     EvalConfig,
     GoldenAnswer,
     Message,
+    PerturbationInfo,
     PredictionRecord,
     Sample,
     SourceInfo,
@@ -25,7 +26,18 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.models import make_model
-from robustcall.run import parse_types, plan_work, record_key, run_items
+from robustcall.run import (
+    WorkItem,
+    as_transition,
+    by_prefix,
+    clean_id_of,
+    order_items,
+    parse_types,
+    plan_work,
+    prompt_key,
+    record_key,
+    run_items,
+)
 from robustcall.score import score_run
 
 HERE = Path(__file__).parent
@@ -166,4 +178,65 @@ def test_limit_spreads_over_categories_and_pairs_types(bench: Path) -> None:
         "bfcl_v3__BFCL_v3_multiple__multiple_0__transient_timeout",
         "bfcl_v3__BFCL_v3_simple__simple_3",
         "bfcl_v3__BFCL_v3_simple__simple_3__transient_timeout",
+    ]
+
+
+# work order: ``prefix`` sorts each sample's variants by prompt text (a depth-first walk of their
+# prefix tree), so that a server slot caching only the previous prompt evaluates the least
+
+
+def _variant(s: Sample, code: str, component: str, **update: object) -> WorkItem:
+    info = PerturbationInfo(type=code, mdp_category=component)  # type: ignore[arg-type]
+    return WorkItem(s.model_copy(update={"id": f"{s.id}__{code}", "perturbation": info, **update}), code)
+
+
+def _variants(i: int) -> list[WorkItem]:
+    """Clean sample ``i`` and five variants, in type order (as ``plan_work`` reads them)."""
+    s = _sample(i, True)
+    gt, other = s.tools
+    return [
+        WorkItem(s, "clean"),
+        _variant(s, "realistic_typos", "observation", conversation=[Message(role="user", content="Waht is it?")]),
+        _variant(s, "same_name_A", "action", tools=[gt, other, _tool(f"country_info.capital_{i}_v2", "country")]),
+        _variant(s, "CD", "reward", tools=[gt.model_copy(update={"description": "Best capital tool."}), other]),
+        _variant(s, "TD", "reward", tools=[gt, other.model_copy(update={"description": "Best population tool."})]),
+        WorkItem(as_transition(s, "transient_timeout"), "transient_timeout"),
+    ]
+
+
+def test_prefix_order_walks_each_samples_prompts_in_sorted_order() -> None:
+    items = _variants(0) + _variants(1)
+    got = [(clean_id_of(it.sample).split("__")[-1], it.type) for it in by_prefix(items)]
+    # CD edits the first tool's description ("Best ..." < "country_info..."), TD the second's, and
+    # same_name_A appends a tool ('", {"' < '"]'); those keeping the tool list follow: the query edit
+    # ("Waht" < "What"), then clean and its transition pass 1 (the same prompt, so in type order)
+    order = ["CD", "TD", "same_name_A", "realistic_typos", "clean", "transient_timeout"]
+    assert got == [(f"multiple_{i}", t) for i in (0, 1) for t in order]
+    assert prompt_key(items[0].sample) == prompt_key(items[5].sample)
+    assert prompt_key(items[0].sample).startswith("<|system|>") and prompt_key(items[0].sample).endswith(
+        "<|user|>What is the capital of country 0?"
+    )
+
+
+def test_order_items_keeps_type_order_and_groups_samples() -> None:
+    items = _variants(0) + _variants(1)
+    assert order_items(items, "type") == items
+    by_type = sorted(items, key=lambda it: it.type)  # samples interleaved
+    assert [it.type for it in order_items(by_type, "sample")][:2] == ["CD", "TD"]
+    assert [it.sample.id for it in order_items(by_type, "sample")] == [it.sample.id for it in by_type[::2]] + [
+        it.sample.id for it in by_type[1::2]
+    ]
+    assert order_items(by_type, "prefix") == by_prefix(items)
+
+
+def test_plan_work_prefix_order_has_the_same_records(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    write_jsonl(bench / "clean.jsonl", [_sample(0, True), _sample(1, False)])
+    (bench / "manifest.json").write_text("{}\n")
+    items = plan_work(bench, ["clean", "transient_timeout"], order="prefix")
+    assert [i.sample.id for i in items] == [
+        "bfcl_v3__BFCL_v3_multiple__multiple_0",
+        "bfcl_v3__BFCL_v3_multiple__multiple_0__transient_timeout",
+        "bfcl_v3__BFCL_v3_multiple__multiple_1",
+        "bfcl_v3__BFCL_v3_multiple__multiple_1__transient_timeout",
     ]

@@ -44,6 +44,8 @@ def test_local_model_run_with_a_real_transition(tmp_path: Path) -> None:
     if trans.prediction.transition_injected:
         # pass 1 is the same prompt as clean at temperature 0: it called a tool, so pass 2 ran
         assert trans.prediction.pass1_tool_calls
+        # ... and the local model answered that identical request once (LocalModel.reuse_answers)
+        assert trans.prediction.pass1_raw_output == clean.prediction.raw_output
         assert trans.prediction.raw_output != "" or trans.prediction.tool_calls == []
     res = runner.invoke(app, ["score", str(out), "--bootstrap", "0"])
     assert res.exit_code == 0, res.output

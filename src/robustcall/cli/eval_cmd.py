@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
@@ -26,7 +26,7 @@ from robustcall.core import (
 
 if TYPE_CHECKING:
     from robustcall.core import RunMeta
-    from robustcall.run import RunStats
+    from robustcall.run import Order, RunStats
 
 console = Console(stderr=True)
 
@@ -80,7 +80,11 @@ MaxTokensOpt = Annotated[
 ]
 OrderOpt = Annotated[
     str,
-    typer.Option("--order", help="sample (one sample's variants back to back: prefix caches hit) | type"),
+    typer.Option(
+        "--order",
+        help="prefix (one sample's variants back to back, sorted by prompt: a prompt cache keeps the longest "
+        "shared prefix) | sample (back to back, in type order) | type",
+    ),
 ]
 SettingsOpt = Annotated[
     Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
@@ -164,6 +168,7 @@ def _execute(
     from robustcall.core import RunFailed, RunMeta
     from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url
     from robustcall.run import (
+        ORDERS,
         STOP_AFTER,
         GoldBudget,
         bench_digest,
@@ -181,11 +186,11 @@ def _execute(
         raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
     if max_tokens not in ("settings", "gold"):
         raise typer.BadParameter(f"--max-tokens must be settings or gold, got {max_tokens!r}")
-    if order not in ("sample", "type"):
-        raise typer.BadParameter(f"--order must be sample or type, got {order!r}")
+    if order not in ORDERS:
+        raise typer.BadParameter(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
     stop_after = STOP_AFTER if stop_after is None else stop_after
     digest = bench_digest(bench)
-    items = plan_work(bench, parse_types(types), limit, order="sample" if order == "sample" else "type")
+    items = plan_work(bench, parse_types(types), limit, order=cast("Order", order))
     if shard is not None:
         try:
             index, count = parse_shard(shard)
@@ -420,7 +425,7 @@ def register(app: typer.Typer) -> None:
         max_infra_errors: MaxInfraOpt = 0,
         stop_after: StopAfterOpt = None,
         max_tokens: MaxTokensOpt = "gold",
-        order: OrderOpt = "sample",
+        order: OrderOpt = "prefix",
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
         from robustcall.models import make_model

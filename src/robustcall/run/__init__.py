@@ -14,14 +14,18 @@ from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_
 from robustcall.run._pipe import pipe_episode_id, run_pipe
 from robustcall.run._plan import (
     ALL_TYPES,
+    ORDERS,
     Order,
     WorkItem,
     as_transition,
     bench_digest,
+    by_prefix,
     by_sample,
     clean_id_of,
+    order_items,
     parse_types,
     plan_work,
+    prompt_key,
 )
 from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, write_meta
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
@@ -29,6 +33,7 @@ from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_sha
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
+    "ORDERS",
     "PROMPT_VARIANTS",
     "RESUME_IDENTITY",
     "STOP_AFTER",
@@ -44,6 +49,7 @@ __all__ = [
     "answer",
     "as_transition",
     "bench_digest",
+    "by_prefix",
     "by_sample",
     "clean_id_of",
     "episode_id",
@@ -52,11 +58,13 @@ __all__ = [
     "load_done",
     "merge_runs",
     "observation_turn",
+    "order_items",
     "output_format",
     "parse_shard",
     "parse_types",
     "pipe_episode_id",
     "plan_work",
+    "prompt_key",
     "read_trajectories",
     "record_key",
     "replay_run",

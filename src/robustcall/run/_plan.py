@@ -23,12 +23,16 @@ from robustcall.core import (
     type_file,
     type_info,
 )
+from robustcall.formats import render_messages
 
 ALL_TYPES: tuple[str, ...] = ("clean", *STATIC_TYPES, *TRANSITION_TYPES)
 
-Order = Literal["sample", "type"]
+Order = Literal["prefix", "sample", "type"]
 """How a run orders its work: ``sample`` = every variant of one clean sample in a row (type order
-within), ``type`` = every sample of one type in a row."""
+within), ``prefix`` = the same, each sample's variants sorted by their prompt text (:func:`by_prefix`),
+``type`` = every sample of one type in a row."""
+
+ORDERS: tuple[str, ...] = ("prefix", "sample", "type")
 
 
 def bench_digest(bench_dir: Path) -> str:
@@ -122,10 +126,46 @@ def by_sample(items: list[WorkItem]) -> list[WorkItem]:
     first edited tool, the query): sent back to back, a server that caches prompt prefixes per slot
     (llama-server's ``cache_prompt``, vLLM's and SGLang's prefix caches) evaluates only what differs.
     """
+    return [it for group in _groups(items).values() for it in group]
+
+
+def prompt_key(sample: Sample) -> str:
+    """The text a request for ``sample`` starts with, in prompt order: each message's role and
+    content (prompt mode: the system prompt with the tools, then the conversation)."""
+    return "".join(f"<|{m.role}|>{m.content}" for m in render_messages(sample, "prompt"))
+
+
+def by_prefix(items: list[WorkItem]) -> list[WorkItem]:
+    """:func:`by_sample`, and within each sample its variants sorted by :func:`prompt_key` (ties in
+    their original order).
+
+    Sorted prompts are a depth-first walk of their prefix tree, so each prompt shares with the one
+    before it the longest prefix it shares with any earlier prompt of the sample: a server slot that
+    keeps only the previous prompt (llama-server's ``cache_prompt``) evaluates the least. The
+    variants that keep the tool list (clean, the transition types' first pass, the query edits)
+    follow each other; those that edit a tool follow each other in the order of the edit's place.
+    """
+    out: list[WorkItem] = []
+    for group in _groups(items).values():
+        keyed = sorted(((prompt_key(it.sample), i) for i, it in enumerate(group)))
+        out.extend(group[i] for _, i in keyed)
+    return out
+
+
+def _groups(items: list[WorkItem]) -> dict[str, list[WorkItem]]:
     groups: dict[str, list[WorkItem]] = {}
     for it in items:
         groups.setdefault(clean_id_of(it.sample), []).append(it)
-    return [it for group in groups.values() for it in group]
+    return groups
+
+
+def order_items(items: list[WorkItem], order: Order) -> list[WorkItem]:
+    """``items`` (in type order, as :func:`plan_work` reads them) in ``order``."""
+    if order == "prefix":
+        return by_prefix(items)
+    if order == "sample":
+        return by_sample(items)
+    return items
 
 
 def plan_work(
@@ -137,7 +177,8 @@ def plan_work(
     measured on paired samples (a type that does not apply to some of them has fewer); they are
     taken round-robin over (benchmark, category) so that a small limit still spans the sources.
     ``order``: ``sample`` (default) asks the variants of one sample back to back (:func:`by_sample`);
-    ``type`` asks type after type. Records are the same either way.
+    ``prefix`` does too, sorted by prompt (:func:`by_prefix`); ``type`` asks type after type. Records
+    are the same either way.
     """
     if limit is not None and limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
@@ -160,4 +201,4 @@ def plan_work(
             samples = [s for s in read_jsonl(path, Sample) if clean_id_of(s) in chosen]
             samples.sort(key=lambda s: s.id)
         items.extend(WorkItem(s, code) for s in samples)
-    return by_sample(items) if order == "sample" else items
+    return order_items(items, order)

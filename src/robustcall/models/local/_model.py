@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
+
+import orjson
 
 from robustcall.core import NotReadyError
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
@@ -19,6 +22,8 @@ from robustcall.models.local._sources import ModelSourceError, resolve_gguf
 
 LOCAL_NAME = "local:" + MODEL_FILE.removesuffix(".gguf")
 MAX_PARALLEL = 8
+REUSE_LIMIT = 256
+"""Answers :class:`LocalModel` keeps for identical requests (the most recent ones)."""
 
 
 def free_threads(cpus: int | None = None, busy: float | None = None) -> int:
@@ -70,6 +75,12 @@ class LocalModel:
     model's text itself, which tolerates the ```json fences this model likes (llama-server's own
     fc parsing answered HTTP 500 on 35 of 60 BFCL requests because of them). ``fc`` stays available:
     then our chat template lists the tools and asks for bare JSON calls, and the server parses them.
+
+    ``reuse_answers`` (default on; only at temperature 0): a request whose JSON body is byte-identical
+    to one answered before (among the last :data:`REUSE_LIMIT`) gets that answer again without asking
+    the server, with ``latency_s`` 0 and ``attempts`` 0. Greedy decoding gives one answer to one
+    request; the main job asks the clean prompt again as pass 1 of each of the six transition types.
+    Infrastructure errors are never reused. ``reused`` counts the answers given this way.
     """
 
     def __init__(
@@ -83,6 +94,7 @@ class LocalModel:
         ctx_size: int = 8192,
         gguf: str | Path | None = None,
         server_args: Sequence[str] = (),
+        reuse_answers: bool = True,
     ) -> None:
         status = check(root)
         if gguf is not None:  # ``local:<gguf>``: a model of your own on the cached (or adopted) server
@@ -126,6 +138,9 @@ class LocalModel:
         self._lock = asyncio.Lock()
         self._slots = asyncio.Semaphore(self.server.parallel)
         """Requests beyond the server's slots wait here, so their timeout only runs while served."""
+        self.reuse_answers = reuse_answers and self.settings.temperature == 0
+        self._answers: OrderedDict[bytes, ModelResponse] = OrderedDict()
+        self.reused = 0
 
     async def start(self) -> OpenAIChatModel:
         """Start the server (once) and return the client bound to it."""
@@ -146,8 +161,20 @@ class LocalModel:
 
     async def complete(self, req: ModelRequest) -> ModelResponse:
         client = self._client if self._client is not None and self.server.running else await self.start()
+        key = orjson.dumps(client.request_body(req)[0]) if self.reuse_answers else b""
+        if key:
+            hit = self._answers.get(key)
+            if hit is not None:
+                self._answers.move_to_end(key)
+                self.reused += 1
+                return ModelResponse(hit.text, hit.tool_calls, hit.error, hit.error_kind, 0.0, 0)
         async with self._slots:
-            return await client.complete(req)
+            got = await client.complete(req)
+        if key and got.error_kind != "infra":
+            self._answers[key] = got
+            if len(self._answers) > REUSE_LIMIT:
+                self._answers.popitem(last=False)
+        return got
 
     async def aclose(self) -> None:
         if self._client is not None:
