@@ -41,7 +41,7 @@ def test_run_json_records_the_settings_used_and_resumes_from_an_old_one(tmp_path
             __version__,
             SCORER_VERSION,
         )
-        assert data["mode"] == "fc"
+        assert (data["mode"], data["order"]) == ("fc", "sample")  # `run`'s default order
         used = data["model_settings"]
         assert (used["mode"], used["max_retries"], used["timeout_s"], used["tool_choice"]) == ("fc", 2, 30.0, "auto")
         assert (used["temperature"], used["max_tokens"]) == (0.0, 1024)

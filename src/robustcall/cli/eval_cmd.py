@@ -225,6 +225,7 @@ def _execute(
         types=types,
         limit=limit,
         max_tokens=max_tokens,
+        order=order,
         settings_digest=file_digest(settings),
         shard=shard,
     )

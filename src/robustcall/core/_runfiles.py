@@ -155,6 +155,9 @@ class RunMeta(VersionedMeta):
     limit: int | None = None
     max_tokens: str | None = None
     """``--max-tokens``: ``settings`` or ``gold``."""
+    order: str | None = None
+    """``--order`` the requests were asked in (``prefix``, ``sample``, ``type``): on the local model
+    it decides what the prompt cache holds, which can move a near tie of the greedy choice."""
     settings_digest: str | None = None
     """sha256 of the ``--settings`` file, ``None`` without one."""
     shard: str | None = None
