@@ -23,6 +23,14 @@ COOLDOWN_S = 1.0
 COOLDOWN_MAX_S = 60.0
 
 
+def cooldown_s(streak: int) -> float:
+    """How long an endpoint stays down after ``streak`` consecutive failures: 1 s, 2 s, 4 s, ...
+    up to ``COOLDOWN_MAX_S``. The exponent is capped first: past about 1,024 failures (a down
+    endpoint in a long run) ``2 ** streak`` would no longer fit a float."""
+    doublings = min(max(streak - 1, 0), 16)  # 2**16 s is far past any cap
+    return min(COOLDOWN_MAX_S, COOLDOWN_S * 2.0**doublings)
+
+
 @dataclass
 class Endpoint:
     url: str
@@ -105,7 +113,7 @@ class EndpointPool:
         if ep.healthy:
             ep.marked_down += 1
         ep.healthy = False
-        ep.down_until = now + min(COOLDOWN_MAX_S, COOLDOWN_S * 2 ** (ep.streak - 1))
+        ep.down_until = now + cooldown_s(ep.streak)
 
     def stats(self) -> list[dict[str, Any]]:
         return [ep.stats() for ep in self.endpoints]
