@@ -188,3 +188,50 @@ def test_bare_true_scores_like_the_boolean_where_the_schema_says_boolean() -> No
     assert verdict("[calc.run(x=0.08, limit=null)]", sample(limit=["", None])) == (True, None, None)
     # the token reader and the JSON-ish readers take the same path
     assert verdict('[func_name="calc.run", params={"x": 0.08, "flag": true}]', smp) == (True, None, None)
+
+
+NESTED = ToolSpec(
+    name="laws.search",
+    parameters={
+        "type": "dict",
+        "properties": {
+            "details": {
+                "type": "dict",
+                "properties": {"includeReforms": {"type": "boolean"}, "label": {"type": "string"}},
+            },
+            "filters": {
+                "type": "array",
+                "items": {"type": "dict", "properties": {"active": {"type": "boolean"}, "until": {"type": "integer"}}},
+            },
+            "extra": {"type": "dict", "additionalProperties": {"type": "boolean"}},
+            "loose": {"type": "dict"},
+        },
+        "required": ["details"],
+    },
+)
+
+
+def test_bare_json_literals_follow_the_schema_inside_objects_and_arrays() -> None:
+    """Issue 26 item 10: the schema follows the value into object properties and array items, as at
+    the top level; where the schema says string or nothing, upstream's identifier string stays."""
+    text = (
+        "[laws.search(details={'includeReforms': true, 'label': true}, "
+        "filters=[{'active': false, 'until': null}, {'active': true}], extra={'x': false}, loose={'y': true})]"
+    )
+    args = parse_tool_calls(text, "bfcl", [NESTED]).calls[0].arguments
+    assert args == {
+        "details": {"includeReforms": True, "label": "true"},
+        "filters": [{"active": False, "until": None}, {"active": True}],
+        "extra": {"x": False},
+        "loose": {"y": "true"},
+    }
+    # and it scores like Python's own literal (before: the string 'true', a type error)
+    gold = GoldenAnswer(
+        name="laws.search",
+        acceptable={"details": [{"includeReforms": [True], "label": ["", "a"]}]},
+        parameters={"details": {"includeReforms": True}},
+    )
+    smp = sample().model_copy(update={"tools": [NESTED], "golden_answers": [gold]})
+    assert verdict("[laws.search(details={'includeReforms': true})]", smp) == (True, None, None)
+    assert verdict("[laws.search(details={'includeReforms': True})]", smp) == (True, None, None)
+    assert verdict("[laws.search(details={'includeReforms': false})]", smp)[0] is False

@@ -180,9 +180,11 @@ def _number(res: Any) -> Any:
 
 def resolve_bare(value: Any, schema: Any) -> Any:
     """``value`` with every :class:`BareName` decided, in one place (docs/scoring.md): a bare
-    ``true`` / ``false`` / ``null`` is JSON's boolean / null where the parameter's schema type
-    (``schema``; for list items, its ``items``) is anything but a string, and stays the identifier
-    string (upstream BFCL's reading) where the schema says string, ``any``, or nothing."""
+    ``true`` / ``false`` / ``null`` is JSON's boolean / null where its schema type is anything but a
+    string, and stays the identifier string (upstream BFCL's reading) where the schema says string,
+    ``any``, or nothing. The schema follows the value down: a list item's is ``items``, an object
+    property's is ``properties[key]`` (else a schema-valued ``additionalProperties``), so
+    ``details={'includeReforms': true}`` is read like a top-level ``flag=true``."""
     if type(value) is BareName:
         kind = schema.get("type") if isinstance(schema, dict) else None
         if not isinstance(kind, str) or kind.lower() in ("string", "str", "any", "char"):
@@ -192,8 +194,20 @@ def resolve_bare(value: Any, schema: Any) -> Any:
         items = schema.get("items") if isinstance(schema, dict) else None
         return [resolve_bare(v, items) for v in value]
     if type(value) is dict:
-        return {k: resolve_bare(v, None) for k, v in value.items()}
+        return {k: resolve_bare(v, _property_schema(schema, k)) for k, v in value.items()}
     return value
+
+
+def _property_schema(schema: Any, key: Any) -> Any:
+    """The schema of an object's property ``key``: ``properties[key]``, else ``additionalProperties``
+    when that is a schema; ``None`` (read as upstream does) when the schema says nothing."""
+    if not isinstance(schema, dict):
+        return None
+    props = schema.get("properties")
+    if isinstance(props, dict) and key in props:
+        return props[key]
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
 
 
 def resolve_args(args: dict[str, Any], tool: ToolSpec | None) -> dict[str, Any]:
