@@ -23,6 +23,7 @@ from robustcall.metrics import (
     bootstrap_halfwidth,
     component_delta,
     error_mode_shares,
+    exact_floor,
     frac,
     ghost_calls_in_records,
     ghost_calls_in_trajectories,
@@ -268,8 +269,10 @@ def test_paired_significance_exact_cases() -> None:
     right = [v(f"s{i}", c, True) for i in range(10) for c in codes]
     wrong = [v(f"s{i}", c, False) for i in range(10) for c in codes]
     sig = paired_significance(right, wrong, resamples=300)
-    # every replicate of (run − baseline) is +1 for the accuracies and 0 for the drop
-    assert (sig["clean"].difference, sig["clean"].p_value, sig["clean"].marker) == (1.0, 0.0, "***")
+    # every replicate of (run − baseline) is +1 for the accuracies and 0 for the drop; 10 differing
+    # pairs: an exact paired test cannot go below 2^-9 = 0.00195, so ** (not ***)
+    assert (sig["clean"].difference, sig["clean"].p_value, sig["clean"].marker) == (1.0, 0.0, "**")
+    assert (sig["clean"].pairs, sig["clean"].discordant, sig["clean"].p_floor) == (10, 10, 2**-9)
     assert (sig["acc:CD"].difference, sig["acc:CD"].p_value) == (1.0, 0.0)
     assert (sig["drop:CD"].difference, sig["drop:CD"].p_value, sig["drop:CD"].marker) == (0.0, 1.0, "")
     assert (sig["delta:action"].difference, sig["delta:action"].p_value) == (None, None)  # no Action records
@@ -442,7 +445,31 @@ def test_paired_p_value_against_the_exact_one() -> None:
     sig = paired_significance(better, base, resamples=10_000, seed=0)["clean"]
     assert sig.difference == pytest.approx(4 / 12)
     assert sig.p_value == pytest.approx(2 * (2 / 3) ** 12, abs=0.006)  # 3.4 standard errors at B = 10,000
-    assert sig.marker == "*"
+    # the bootstrap's p ≈ 0.015 rests on 4 differing pairs: an exact paired test gives at least 2/2^4
+    assert (sig.pairs, sig.discordant, sig.p_floor, sig.marker) == (12, 4, 0.125, "")
+
+
+@pytest.mark.parametrize(
+    ("n", "floor", "mark"),
+    [
+        (4, 0.125, ""),
+        (5, 0.0625, ""),
+        (6, 0.03125, "*"),
+        (7, 0.015625, "*"),
+        (8, 2**-7, "**"),
+        (10, 2**-9, "**"),
+        (11, 2**-10, "***"),
+    ],
+)
+def test_significance_markers_are_those_an_exact_paired_test_can_reach(n: int, floor: float, mark: str) -> None:
+    """Clean 1.0 against 0.0 on n paired samples: the bootstrap puts every replicate at +1 (p = 0),
+    but the exact sign / McNemar test's p is 2 / 2^n (both all-same-sign outcomes of 2^n sign flips):
+    n = 4 gives 0.125, no marker; * from n = 6, ** from n = 8, *** from n = 11."""
+    right = [v(f"s{i}", "clean", True) for i in range(n)]
+    wrong = [v(f"s{i}", "clean", False) for i in range(n)]
+    sig = paired_significance(right, wrong, resamples=1000)["clean"]
+    assert (sig.p_value, sig.pairs, sig.discordant, sig.p_floor, sig.marker) == (0.0, n, n, floor, mark)
+    assert exact_floor(n) == floor and exact_floor(0) == 1.0
 
 
 @pytest.mark.parametrize("resampling", ["per-sample", "clustered"])

@@ -98,13 +98,15 @@ def test_table2_against_a_baseline_with_exact_half_widths() -> None:
     right = run("right", [v(f"s{i}", c, True) for i in range(8) for c in codes], resamples=200)
     wrong = run("wrong", [v(f"s{i}", c, False, "wrong") for i in range(8) for c in codes], resamples=200)
     t = table2([wrong, right], baseline="wrong")
-    # nothing ever varies: every half-width is 0; every replicate of right − wrong is +1 (p = 0, ***)
-    # for the accuracies and 0 (p = 1, no marker) for the Δs; wrong's retention divides by Clean = 0
+    # nothing ever varies: every half-width is 0; every replicate of right − wrong is +1 (p = 0) for
+    # the accuracies and 0 (p = 1, no marker) for the Δs; wrong's retention divides by Clean = 0.
+    # 8 differing pairs: an exact paired test gives p >= 2^-7 = 0.0078, so ** rather than ***
     assert t.rows == [
-        ["right", "1.000 ± 0.000***", "1.000 ± 0.000***", *["0.000 ± 0.000"] * 3, "—", "1.000 ± 0.000"],
+        ["right", "1.000 ± 0.000**", "1.000 ± 0.000**", *["0.000 ± 0.000"] * 3, "—", "1.000 ± 0.000"],
         ["wrong (baseline)", "0.000 ± 0.000", "0.000 ± 0.000", *["0.000 ± 0.000"] * 3, "—", "—"],
     ]
     assert t.notes[1].startswith("Superscripts: paired-bootstrap significance against wrong")
+    assert t.notes[1].endswith("Paired samples: right: Clean n = 8, m = 8; Pert. Acc. n = 8, m = 8.")
     with pytest.raises(InputError, match="baseline 'nobody' is not one of the runs: wrong, right"):
         table2([wrong, right], baseline="nobody")
 

@@ -23,7 +23,11 @@ Uncertainty (``_bootstrap``): 95% percentile bootstrap, B = 10,000, two ways.
 Infrastructure errors are missing values, never wrong answers. Significance against a baseline is
 always clustered: it resamples the shared source rows of both runs with the same weights; the
 two-sided p-value is ``2 · min(P(d ≤ 0), P(d ≥ 0))`` over the replicates d of (run − baseline),
-capped at 1; markers follow Table 2 (* p < 0.05, ** p < 0.01, *** p < 0.001).
+capped at 1; markers follow Table 2 (* p < 0.05, ** p < 0.01, *** p < 0.001). A marker also needs
+the level to be reachable by an exact paired test: with m source samples on which the two runs differ
+(for that statistic), no sign-flip (exact sign / McNemar) test can give p below 2^(1 − m), whereas a
+bootstrap over 4 such samples gives p = 0; so the marker is that of max(p, 2^(1 − m)): * needs
+m ≥ 6, ** m ≥ 8, *** m ≥ 11.
 """
 
 from __future__ import annotations
@@ -161,7 +165,15 @@ class Significance(BaseModel):
 
     difference: float | None
     p_value: float | None
+    """The paired bootstrap's two-sided p-value (Table 2's test)."""
     marker: str
+    """Table 2's superscript for ``max(p_value, p_floor)``."""
+    pairs: int = 0
+    """Source samples both runs have records of for this statistic."""
+    discordant: int = 0
+    """Of those, the ones on which the runs' records differ."""
+    p_floor: float = 1.0
+    """``min(1, 2^(1 − discordant))``: the smallest two-sided p an exact paired (sign-flip) test can give."""
 
 
 Groups = dict[str, tuple[Array, Array]]
@@ -279,6 +291,28 @@ def marker(p: float | None) -> str:
     return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
 
 
+def exact_floor(discordant: int) -> float:
+    """The smallest two-sided p-value any exact paired sign-flip test (sign test, exact McNemar) can
+    reach with ``discordant`` differing pairs: both all-same-sign outcomes, ``2 / 2^m``."""
+    return min(1.0, 2.0 ** (1 - discordant))
+
+
+def _statistic_columns(name: str, matrix: ScoreMatrix) -> list[int]:
+    """The columns a statistic of ``_statistics`` reads (Clean included where it is subtracted)."""
+    groups = matrix.groups()
+    clean = groups.get("acc:clean", [])
+    kind, _, arg = name.partition(":")
+    if name == "clean":
+        return clean
+    if kind in ("acc", "component") or name == "pert_acc":
+        return groups[name]
+    if kind == "drop":
+        return clean + groups[f"acc:{arg}"]
+    if kind == "delta":
+        return clean + groups[f"component:{arg}"]
+    return clean + [j for c in RETENTION_COMPONENTS for j in groups[f"component:{c}"]]  # retention
+
+
 def paired_significance(
     run: Iterable[Verdict], baseline: Iterable[Verdict], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> dict[str, Significance]:
@@ -297,16 +331,24 @@ def paired_significance(
     rep_a = _statistics(_column_groups(a, sums[:, :k], counts[:, :k]), columns)
     rep_b = _statistics(_column_groups(b, sums[:, k:], counts[:, k:]), columns)
     point_a, point_b = _point(a), _point(b)
+    present = ~np.isnan(a.values) & ~np.isnan(b.values)
+    differs = present & (a.values != b.values)
     out: dict[str, Significance] = {}
     for name in rep_a:
+        cols = _statistic_columns(name, a)
+        pairs = int(present[:, cols].any(axis=1).sum())
+        discordant = int(differs[:, cols].any(axis=1).sum())
+        floor = exact_floor(discordant)
         diff = _value(point_a[name] - point_b[name])
         d = rep_a[name] - rep_b[name]
         d = d[np.isfinite(d)]
         if diff is None or d.size == 0:
-            out[name] = Significance(difference=diff, p_value=None, marker="")
+            out[name] = Significance(difference=diff, p_value=None, marker="", pairs=pairs, discordant=discordant)
             continue
         p = min(1.0, 2.0 * min(float((d <= 0).mean()), float((d >= 0).mean())))
-        out[name] = Significance(difference=diff, p_value=p, marker=marker(p))
+        out[name] = Significance(
+            difference=diff, p_value=p, marker=marker(max(p, floor)), pairs=pairs, discordant=discordant, p_floor=floor
+        )
     return out
 
 

@@ -48,6 +48,20 @@ def significance(runs: list[RunResult], baseline: str | None) -> dict[str, dict[
     }
 
 
+def paired_counts(sig: dict[str, dict[str, Significance]]) -> str:
+    """``n`` (paired source samples) and ``m`` (those that differ) behind each run's Clean and Pert. Acc. markers."""
+    parts = []
+    for name, marks in sig.items():
+        cells = [
+            f"{label} n = {m.pairs}, m = {m.discordant}"
+            for stat, label in (("clean", "Clean"), ("pert_acc", "Pert. Acc."))
+            if (m := marks.get(stat)) is not None
+        ]
+        if cells:
+            parts.append(f"{name}: {'; '.join(cells)}")
+    return ("Paired samples: " + " | ".join(parts) + ".") if parts else "No source samples shared with the baseline."
+
+
 def table2(runs: list[RunResult], baseline: str | None = None) -> Table:
     """Clean, Pert. Acc. and the four Δ columns, rows sorted by Pert. Acc. (descending)."""
     sig = significance(runs, baseline)
@@ -73,7 +87,9 @@ def table2(runs: list[RunResult], baseline: str | None = None) -> Table:
     if baseline is not None:
         notes.append(
             f"Superscripts: paired-bootstrap significance against {baseline} (source samples of both runs "
-            "resampled together; * p < 0.05, ** p < 0.01, *** p < 0.001)."
+            "resampled together; * p < 0.05, ** p < 0.01, *** p < 0.001). A marker needs its level to be "
+            "reachable by an exact paired test: with m source samples on which the runs differ, p ≥ 2^(1−m), "
+            "so * needs m ≥ 6, ** m ≥ 8, *** m ≥ 11. " + paired_counts(sig)
         )
     header = ["Model", "Clean ↑", "Pert. Acc. ↑", *DELTA_HEADERS.values(), "Retention ↑"]
     return Table("table2", "Main results: accuracy and robustness gaps per POMDP component", header, rows, notes)
