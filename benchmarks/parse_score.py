@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import json
 import re
 import statistics
@@ -46,6 +45,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from robustcall._native import compiled_status
 from robustcall.core import Prediction, Sample, ToolCall, cache_dir
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls
 from robustcall.score import default_processes, score_prediction, score_texts, to_verdict
@@ -87,15 +87,6 @@ def decoded_calls(row: dict[str, object]) -> list[ToolCall]:
     if not isinstance(decoded, list):
         return []
     return [ToolCall(name=n, arguments=a) for d in decoded if isinstance(d, dict) for n, a in d.items()]
-
-
-def compiled_modules() -> str:
-    """Which of setup.py's compiled modules this run imported as extensions (else plain Python)."""
-    setup = (Path(__file__).resolve().parents[1] / "setup.py").read_text()
-    listed = re.findall(r'"src/(robustcall/[\w/]+)\.py"', setup)
-    native = [m for m in listed if not str(importlib.import_module(m.replace("/", ".")).__file__).endswith(".py")]
-    names = ", ".join(m.rsplit("/", 1)[1] for m in native)
-    return f"{len(native)} of {len(listed)}" + (f" ({names})" if native else "")
 
 
 def upstream(python: str, corpus: Path, oracle: Path = ORACLE) -> tuple[float, list[bool]]:
@@ -156,7 +147,7 @@ def main() -> None:
     theirs_rate = statistics.median(rates)
     results = {name: (statistics.median(t for t, _ in got), got[-1][1]) for name, got in timings.items()}
     print(f"records: {n}  (cores available: {default_processes()})")
-    print(f"mypyc-compiled modules in use: {compiled_modules()}")
+    print(f"mypyc-compiled modules: {compiled_status()}")
     print(f"upstream BFCL (decode + ast_checker, 1 process): {theirs_rate:,.0f} verdicts/s  (rounds: {rates})")
     for name, (dt, mine) in results.items():
         agree = sum(a == b for a, b in zip(mine, theirs, strict=True))

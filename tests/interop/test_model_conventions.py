@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -25,9 +26,12 @@ def _run(bench: Path, out: Path, *args: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
 
 
-def test_version_flag() -> None:
-    res = runner.invoke(app, ["--version"])
-    assert (res.exit_code, res.output) == (0, f"robustcall {__version__}\n")
+def test_version_flag_and_version_command_agree() -> None:
+    flag, command = runner.invoke(app, ["--version"]), runner.invoke(app, ["version"])
+    assert (flag.exit_code, command.exit_code) == (0, 0)
+    assert flag.output == command.output
+    assert flag.output.startswith(f"robustcall {__version__} (scoring path: ")
+    assert re.search(r"\(scoring path: (compiled \d/7|pure Python \(.+\))", flag.output), flag.output
 
 
 def test_openai_slash_model_with_base_url_flag_and_api_key(

@@ -32,11 +32,17 @@ app = typer.Typer(
 )
 
 
+def _version_line() -> str:
+    """The version and whether the scoring path runs compiled (``compiled 7/7``) or as plain Python."""
+    from robustcall import __version__
+    from robustcall._native import compiled_status
+
+    return f"robustcall {__version__} (scoring path: {compiled_status()})"
+
+
 def _print_version(value: bool) -> None:
     if value:
-        from robustcall import __version__
-
-        typer.echo(f"robustcall {__version__}")
+        typer.echo(_version_line())
         raise typer.Exit()
 
 
@@ -59,10 +65,8 @@ def main(
 
 @app.command()
 def version() -> None:
-    """Print the robustcall version."""
-    from robustcall import __version__
-
-    typer.echo(__version__)
+    """Print the robustcall version and whether the scoring path runs compiled (as --version)."""
+    typer.echo(_version_line())
 
 
 commands = (
