@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 
 from robustcall.formats._fastpy import read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
@@ -13,9 +11,26 @@ from robustcall.formats._scan import balanced
 from robustcall.formats._types import Ctx, RawCall
 
 _EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
-_COLON_ARG = re.compile(r"[(,](?:\s|\\|#[^\n]*)*[^\W\d]\w*(?:\s|\\|#[^\n]*)*:")
-"""What ``_colons_to_equals`` rewrites needs this: ``(`` or ``,``, a name, ``:``, with only blanks,
-line continuations and comments between (a necessary condition, checked before tokenizing)."""
+_COLON_ARG = re.compile(r"[(,][\s\\]*+[^\W\d]\w*+[\s\\]*+:(?!=)")
+"""What ``_colons_to_equals`` rewrites needs this (``(`` or ``,``, a name, ``:``, with only blanks
+and line continuations between) or a comment: a necessary condition, checked before scanning.
+Linear: each blank run and each name is read from the one opener before it."""
+_PY_STRINGS = (
+    r"'''(?:[^'\\]|\\[\s\S]|'(?!''))*+(?P<s1>''')?",
+    r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*+(?P<s2>""")?',
+    r"'(?:[^'\\\n]|\\[\s\S])*+(?P<s3>')?",
+    r'"(?:[^"\\\n]|\\[\s\S])*+(?P<s4>")?',
+)
+_PY_TOKEN = re.compile(
+    "|".join(_PY_STRINGS)
+    + r"|(?P<skip>(?:[^\S\r\n]|\\\r?\n|\r?\n|\r|#[^\r\n]*+)++)|(?P<name>[^\W\d]\w*+)|\d\w*+|:="
+    + r"""|[^'"#\w\s()\[\]{},:\\]++|[\s\S]"""
+)
+"""Python's tokens as far as ``_colons_to_equals`` tells them apart: a string (its closing quote in
+a group; an unclosed one runs to the end of its line, or of the text), blanks, line breaks, line
+continuations and comments (``skip``), a name, a number, ``:=``, a run of other operator characters,
+one character. Every alternative is possessive and keeps what it read, so one pass over the text is
+linear (Python's own ``tokenize`` took minutes on a 100 KB answer)."""
 _LIST_HEAD = re.compile(r"""\[\s*(?:\]|[^\s'"\[\](){}:,=]+\s*[(=])""")
 """How every list the fast reader reads begins: ``[`` then ``]``, or a name then ``(`` or ``=``
 (a necessary condition: text of another format is not tokenized only to be declined)."""
@@ -82,39 +97,34 @@ def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:
 
 
 def _colons_to_equals(src: str) -> str | None:
-    """``f(a: 1)`` -> ``f(a= 1)``: a name then ``:`` directly inside call parentheses (tokens, so
-    that colons inside strings and dicts are left alone). ``None`` when nothing changes."""
-    if _COLON_ARG.search(src) is None:  # tokenizing is most of the time of a text in another format
+    """``f(a: 1)`` -> ``f(a= 1)``: a name then ``:`` directly inside call parentheses (read as Python
+    tokenizes it, so that colons inside strings, comments and dicts are left alone). ``None`` when
+    nothing changes or a string is left open (no Python expression either way)."""
+    if "#" not in src and _COLON_ARG.search(src) is None:  # most texts of another format stop here
         return None
-    try:
-        toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return None
-    starts = [0]
-    for line in src.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
     stack: list[str] = []
     fixes: list[int] = []
-    prev: tokenize.TokenInfo | None = None
-    before_prev: tokenize.TokenInfo | None = None
-    for tok in toks:
-        if tok.type == tokenize.OP:
-            if tok.string in "([{":
-                stack.append(tok.string)
-            elif tok.string in ")]}" and stack:
+    prev = before = ""  # the last two tokens ("name" for a name, "str" for a string)
+    for m in _PY_TOKEN.finditer(src):
+        kind = m.lastgroup
+        if kind == "skip":
+            continue
+        tok = m.group()
+        c = tok[0]
+        if c == "'" or c == '"':
+            if kind is None:  # no closing quote
+                return None
+            tok = "str"
+        elif kind == "name":
+            tok = "name"
+        elif c in "([{":
+            stack.append(c)
+        elif c in ")]}":
+            if stack:
                 stack.pop()
-            elif (
-                tok.string == ":"
-                and stack
-                and stack[-1] == "("
-                and prev is not None
-                and prev.type == tokenize.NAME
-                and before_prev is not None
-                and before_prev.string in ("(", ",")
-            ):
-                fixes.append(starts[tok.start[0] - 1] + tok.start[1])
-        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
-            before_prev, prev = prev, tok
+        elif tok == ":" and prev == "name" and (before == "(" or before == ",") and stack and stack[-1] == "(":
+            fixes.append(m.start())
+        before, prev = prev, tok
     if not fixes:
         return None
     chars = list(src)

@@ -25,7 +25,9 @@ from typing import Any
 from robustcall.formats._pyvalues import BareName
 from robustcall.formats._types import RawCall
 
-_TOKENS = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[^\s'"\[\](){}:,=]+|\S""")
+_TOKENS = re.compile(r"""'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'?+|"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"?+|[^\s'"\[\](){}:,=]++|\S""")
+"""A string (an unclosed one, up to its line's end, is a token the readers refuse: matching it keeps
+the scan linear), a run of other characters, or one punctuation character."""
 _FLAT_SCALAR = (
     r"""'[^'\\\n]*+'|"[^"\\\n]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|"""
     + r"""(?!(?:true|false|null)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"""

@@ -10,9 +10,11 @@ from urllib.parse import parse_qsl
 from robustcall.formats._scan import decode_object, loads_lenient
 from robustcall.formats._types import Ctx, RawCall
 
-_ACTION = re.compile(r"^[ \t]*(?:\*\*)?(Action|ActionCode|Action Code)(?:\*\*)?[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
+_ACTION = re.compile(r"^[ \t]*(?:\*\*)?(Action|ActionCode|Action Code)(?:\*\*)?[ \t]*:(.*)", re.M)
 _INPUT = re.compile(r"^[ \t]*(?:\*\*)?Action[ _]?Input(?:\*\*)?[ \t]*:[ \t]*", re.M)
-_FUNCTION = re.compile(r"^[ \t]*Function[ \t]*:[ \t]*(.+?)[ \t]*\n[ \t]*Parameters[ \t]*:[ \t]*", re.M)
+_FUNCTION = re.compile(r"^[ \t]*Function[ \t]*:([^\n]++)\n[ \t]*Parameters[ \t]*:[ \t]*", re.M)
+r"""(Neither pattern strips the blanks around the name: a lazy name before ``[ \t]*$`` is quadratic
+in a line of blanks; the code strips them.)"""
 _NAME_COLON = re.compile(r"^[ \t]*`?([A-Za-z_][\w.\-]*)`?[ \t]*:[ \t]*(?=[{])", re.M)
 _QUERY = re.compile(r"(?<![\w/.:?&=%-])([A-Za-z_][\w.]*)\?([\w.\-%+]+=[^&\s'\"`]*(?:&[\w.\-%+]+=[^&\s'\"`]*)*)")
 _SCAFFOLD = frozenset(
@@ -94,7 +96,7 @@ def adhoc_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     """The ToolAlpaca ad-hoc forms, tried in turn."""
     out: list[RawCall] = []
     for m in _FUNCTION.finditer(text):
-        name = m.group(1).strip("`'\" ")
+        name = m.group(1).strip(" \t").strip("`'\" ")
         rest = text[m.end() :]
         if rest[:1] in ("{", "["):
             got = decode_object(rest, 0)
