@@ -67,9 +67,10 @@ def test_report_on_three_scripted_runs(tmp_path: Path) -> None:
     # the oracle's Δ_Trn differs from the baseline's on every paired source, but there are 4: the
     # bootstrap's p = 0 is no evidence an exact paired test would back (p >= 2/2^4 = 0.125), so no marker
     assert "*" not in rows[1]
-    assert "Paired samples: scripted:oracle: Clean n = 4, m = 0; Pert. Acc. n = 4, m = 4 |" in (
-        out / "table2.md"
-    ).read_text()
+    assert (
+        "Paired samples: scripted:oracle: Clean n = 4, m = 0; Pert. Acc. n = 4, m = 4 |"
+        in (out / "table2.md").read_text()
+    )
     assert r"\begin{tabular}" in (out / "table2.tex").read_text()
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") == 3 and "scripted:always_first_tool" in page
