@@ -87,7 +87,12 @@ OrderOpt = Annotated[
     ),
 ]
 SettingsOpt = Annotated[
-    Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
+    Path | None,
+    typer.Option(
+        "--settings",
+        help="Per-model settings file (YAML/JSON, like Table 15), or the paper's own Table 15: paper:<Model> "
+        "(e.g. paper:Qwen3-8B), or paper (the row matching the model's name or HF id).",
+    ),
 ]
 MaxInfraOpt = Annotated[
     int,
@@ -127,7 +132,16 @@ def _model_settings(model: object) -> dict[str, Any] | None:
     settings = getattr(model, "settings", None)
     if not isinstance(settings, ModelSettings):
         return None
-    return {**dataclasses.asdict(settings), "mode": getattr(model, "mode", settings.mode)}
+    fields = {k: v for k, v in dataclasses.asdict(settings).items() if k != "entry"}  # in settings_entry
+    return {**fields, "mode": getattr(model, "mode", settings.mode)}
+
+
+def _settings_entry(model: object) -> str | None:
+    """Which ``--settings`` entry the backend runs with (``paper:<Model>``, ``<file>:<key>``)."""
+    from robustcall.models import ModelSettings
+
+    settings = getattr(model, "settings", None)
+    return settings.entry if isinstance(settings, ModelSettings) else None
 
 
 def _previous_meta(path: Path) -> RunMeta | None:
@@ -166,7 +180,7 @@ def _execute(
     Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
     from robustcall.cli._tables import endpoint_table
     from robustcall.core import RunFailed, RunMeta
-    from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url
+    from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url, settings_source
     from robustcall.run import (
         ORDERS,
         STOP_AFTER,
@@ -226,7 +240,8 @@ def _execute(
         limit=limit,
         max_tokens=max_tokens,
         order=order,
-        settings_digest=file_digest(settings),
+        settings_digest=file_digest(settings_source(settings)),
+        settings_entry=_settings_entry(model),
         shard=shard,
     )
     previous = out / RUN_META

@@ -63,6 +63,24 @@ class PaperModel:
     accuracy: dict[str, float]
     """``clean`` and each of the 22 type codes -> accuracy (Tables 7-14)."""
 
+    def vllm_command(self) -> str | None:
+        """The ``vllm serve`` line Table 15 implies (FC rows: tools through vLLM's ``hermes`` parser);
+        ``None`` without a row. A withheld checkpoint shows as ``<checkpoint of NAME>``."""
+        s = self.serving
+        if s is None:
+            return None
+        parts = [
+            "vllm serve",
+            s.hf_id or f"<checkpoint of {self.name}>",
+            f"--dtype {s.dtype}",
+            f"--max-model-len {s.max_len}",
+        ]
+        if s.gpus > 1:
+            parts.append(f"--tensor-parallel-size {s.gpus}")
+        if s.mode == "fc":
+            parts.append("--enable-auto-tool-choice --tool-call-parser hermes")
+        return " ".join(parts)
+
     def aliases(self) -> set[str]:
         """The names this model is matched by (lower case): its name, HF id and the id's last part."""
         keys = {self.name.lower()}

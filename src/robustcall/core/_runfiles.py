@@ -159,7 +159,10 @@ class RunMeta(VersionedMeta):
     """``--order`` the requests were asked in (``prefix``, ``sample``, ``type``): on the local model
     it decides what the prompt cache holds, which can move a near tie of the greedy choice."""
     settings_digest: str | None = None
-    """sha256 of the ``--settings`` file, ``None`` without one."""
+    """sha256 of the ``--settings`` file (the package's ``paper_models.yaml`` for ``paper``); ``None``: none."""
+    settings_entry: str | None = None
+    """The settings entry the model ran with: ``paper:<Model>`` (the paper's Table 15 row) or
+    ``<file>:<key>[+<key>]`` (a settings file's ``default`` / model entries); ``None``: the defaults."""
     shard: str | None = None
     """``i/n`` for a shard run, else ``None``."""
     endpoint_history: list[str] | None = None

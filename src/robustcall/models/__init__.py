@@ -37,7 +37,17 @@ from robustcall.models._scripted import (
     scripted_model,
     scripted_names,
 )
-from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings, SettingsError, load_settings
+from robustcall.models._settings import (
+    DEFAULT_CONCURRENCY,
+    PAPER,
+    ModelSettings,
+    SettingsError,
+    load_settings,
+    paper_choice,
+    paper_entry,
+    paper_settings,
+    settings_source,
+)
 from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
 
 __all__ = [
@@ -47,6 +57,7 @@ __all__ = [
     "KEEP",
     "MODEL_KINDS",
     "OPENAI_DEFAULT_BASE_URL",
+    "PAPER",
     "POLICIES",
     "SCRIPTED_MODELS",
     "SPEC_HELP",
@@ -82,12 +93,16 @@ __all__ = [
     "make_model",
     "make_scripted",
     "openai_endpoint",
+    "paper_choice",
+    "paper_entry",
+    "paper_settings",
     "parse_spec",
     "policy",
     "register_model_kind",
     "resolve_base_url",
     "scripted_model",
     "scripted_names",
+    "settings_source",
     "spec_help",
     "tool_parameters",
     "unwire_calls",

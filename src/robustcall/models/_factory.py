@@ -11,7 +11,7 @@ from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._registry import ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
 from robustcall.models._replay import ReplayModel
 from robustcall.models._scripted import make_scripted
-from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings
+from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings, paper_choice, paper_entry
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where ``openai/<model>`` goes with neither ``--base-url`` nor ``OPENAI_BASE_URL`` (the SDK's default)."""
@@ -124,7 +124,10 @@ def make_model(
     ``concurrency``: requests in flight at once; the connection pool is sized to it.
     Raises ``InputError`` (a ``ValueError``) on a malformed spec, ``LocalModelNotReady`` when ``local`` is not set up.
     """
-    if settings_file is not None:  # a typo anywhere in the file is an error for every backend, used or not
+    choice = paper_choice(settings_file)
+    if choice:  # paper:<Model> must name a Table 15 row, whichever backend runs
+        paper_entry(choice, spec)
+    elif settings_file is not None and choice is None:  # a typo anywhere in a file is an error for every backend
         load_settings(settings_file, spec)
     kind, parsed = parse_spec(spec, mode=mode, settings_file=settings_file, concurrency=concurrency, base_url=base_url)
     return kind.build(parsed)

@@ -1,4 +1,5 @@
-"""Per-model decoding and client settings, read from a Table-15-like file (Appendix K)."""
+"""Per-model decoding and client settings, read from a Table-15-like file or from the paper's own
+Table 15 (Appendix K; ``--settings paper`` / ``paper:<Model>``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-from robustcall.core import DEFAULTS, InputError, load_config_file
+from robustcall.core import DEFAULTS, PAPER_MODELS_FILE, InputError, PaperModel, load_config_file, paper_reference
 from robustcall.models._api import Mode
 
 DEFAULT_CONCURRENCY = DEFAULTS.concurrency
@@ -46,10 +47,16 @@ class ModelSettings:
     """fc mode: sent as ``parallel_tool_calls`` when set; unset sends none (the server's default)."""
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Merged into the request body (e.g. ``chat_template_kwargs: {enable_thinking: false}``)."""
+    entry: str | None = field(default=None, compare=False)
+    """Where these settings came from: ``paper:<Model>`` (the paper's Table 15 row), or
+    ``<file>:<key>[+<key>]`` (the ``default`` and model entries of a settings file that applied);
+    ``None``: the defaults. Recorded in ``run.json``; not a setting a file may give."""
 
 
 TOOL_CHOICES = ("auto", "required", "none")
-_FIELDS = {f.name: f for f in dataclasses.fields(ModelSettings)}
+_FIELDS = {f.name: f for f in dataclasses.fields(ModelSettings) if f.name != "entry"}
+PAPER = "paper"
+"""``--settings paper`` (the Table 15 row matching the model's name) or ``paper:<Model>`` (that row)."""
 
 
 class SettingsError(InputError):
@@ -102,15 +109,70 @@ def _coerce(path: Path, model: str, raw: dict[str, Any]) -> ModelSettings:
     return ModelSettings(**kwargs)
 
 
+def paper_choice(path: Path | None) -> str | None:
+    """For ``--settings paper`` the empty string, for ``paper:<Model>`` the model asked for; ``None``
+    for a settings file (or none). A file literally named ``paper`` needs another path (``/abs/paper``)."""
+    text = "" if path is None else str(path)
+    if text == PAPER:
+        return ""
+    return text.removeprefix(f"{PAPER}:") if text.startswith(f"{PAPER}:") else None
+
+
+def settings_source(path: Path | None) -> Path | None:
+    """The file behind ``--settings``: the package's ``paper_models.yaml`` for ``paper[:<Model>]``."""
+    return PAPER_MODELS_FILE if paper_choice(path) is not None else path
+
+
+def paper_entry(choice: str, model: str) -> PaperModel:
+    """The paper's model ``choice`` names, or (``choice`` empty) the one whose name or HF id is
+    ``model``; ``SettingsError`` when none matches or the model has no Table 15 row."""
+    reference = paper_reference()
+    key = choice or model
+    found = reference.find(key)
+    if found is None:
+        names = ", ".join(m.name for m in reference.models if m.serving is not None)
+        how = f"{PAPER}:{choice}" if choice else f"{PAPER} (matched by the model's name)"
+        raise SettingsError(
+            f"--settings {how}: no row of the paper's Table 15 is named {key!r}\n"
+            f"hint: give paper:<Model> with one of {names} (or its HF id)"
+        )
+    if found.serving is None:
+        raise SettingsError(
+            f"--settings {PAPER}: {found.name} has no row in the paper's Table 15 (it ran on OpenAI's API); "
+            "give a settings file"
+        )
+    return found
+
+
+def paper_settings(entry: PaperModel, defaults: dict[str, Any] | None = None) -> ModelSettings:
+    """The request settings Table 15 gives ``entry``: mode, temperature, max_tokens, and Qwen3-style
+    thinking off (``chat_template_kwargs: {enable_thinking: false}``) where its Thinking column says off."""
+    serving = entry.serving
+    assert serving is not None  # paper_entry refuses a model without a row
+    extra = {"chat_template_kwargs": {"enable_thinking": False}} if serving.thinking is False else {}
+    return dataclasses.replace(
+        ModelSettings(**(defaults or {})),
+        mode=serving.mode,
+        temperature=serving.temperature,
+        max_tokens=serving.max_tokens,
+        extra_body=extra,
+        entry=f"{PAPER}:{entry.name}",
+    )
+
+
 def load_settings(path: Path | None, model: str, defaults: dict[str, Any] | None = None) -> ModelSettings:
     """Settings for ``model`` from ``path`` (YAML or JSON ``{model_name: {temperature, ...}}``).
 
     A ``default`` entry, when present, applies to every model and the model's own entry overrides
     it. No file, or a model not listed, gives the Table 15 defaults. An unknown setting in any
     entry raises ``SettingsError`` naming it. ``defaults``: a backend's own defaults, under the file's.
+    ``path`` ``paper`` / ``paper:<Model>``: the paper's own Table 15 row (``paper_settings``).
     """
     if path is None:
         return ModelSettings(**(defaults or {}))
+    choice = paper_choice(path)
+    if choice is not None:
+        return paper_settings(paper_entry(choice, model), defaults)
     data = _read(path)
     for key, entry in data.items():  # every entry is checked: a typo is an error whichever model runs
         if entry is not None and not isinstance(entry, dict):
@@ -119,4 +181,5 @@ def load_settings(path: Path | None, model: str, defaults: dict[str, Any] | None
     merged: dict[str, Any] = dict(defaults or {})
     for key in ("default", model):
         merged.update(data.get(key) or {})
-    return _coerce(path, model, merged)
+    applied = "+".join(key for key in ("default", model) if key in data)
+    return dataclasses.replace(_coerce(path, model, merged), entry=f"{path}:{applied}" if applied else None)
