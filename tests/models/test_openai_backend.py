@@ -258,3 +258,40 @@ def test_a_backoff_wait_runs_inside_the_run_loops_lender(mock_openai, sample, sl
         backoff_lender.reset(token)
     assert (r.text, r.attempts) == ("hello", 3)
     assert events == ["lent after 0 waits", "back after 1 waits", "lent after 1 waits", "back after 2 waits"]
+
+
+@pytest.fixture()
+def fake_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Records every backoff wait without waiting."""
+    waits: list[float] = []
+
+    async def record(delay: float) -> None:
+        waits.append(delay)
+
+    monkeypatch.setattr(_openai, "_sleep", record)
+    return waits
+
+
+def test_retry_after_waits_are_capped_in_all_per_request(mock_openai, sample, fake_sleeps, capsys):
+    """Issue 30, item 12: a 429 with ``Retry-After: 300`` on every retry held a record for 25 minutes
+    (300 s per retry); the waits of one request are now capped in all, and the cap is said once."""
+    for _ in range(10):
+        mock_openai.status(429, "slow down", {"Retry-After": "300"})
+    r = ask(mock_openai.base_url, sample, settings=ModelSettings(max_retries=5))
+    assert fake_sleeps == [300.0]  # the default cap: max_retry_wait_s = 300
+    assert r.error_kind == "infra" and r.attempts == 2
+    assert r.error is not None and "max_retry_wait_s = 300" in r.error and "HTTP 429" in r.error
+    assert capsys.readouterr().err.count("a request waits at most 300 s in all (setting max_retry_wait_s)") == 1
+
+    mock_openai.reset()
+    for _ in range(10):
+        mock_openai.status(429, "slow down", {"Retry-After": "300"})
+    settings = ModelSettings(max_retries=5, max_retry_wait_s=700)
+    r = ask(mock_openai.base_url, sample, settings=settings)
+    assert fake_sleeps[1:] == [300.0, 300.0, 100.0] and r.attempts == 4 and r.error_kind == "infra"
+    assert "warning:" in capsys.readouterr().err
+
+    mock_openai.reset()
+    mock_openai.status(429, "slow down", {"Retry-After": "300"})
+    r = ask(mock_openai.base_url, sample, settings=settings)  # within the cap: waited, then answered
+    assert (r.text, r.error, fake_sleeps[-1]) == ("hello", None, 300.0)

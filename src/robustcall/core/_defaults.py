@@ -35,6 +35,8 @@ class Defaults:
     """Backoff scale: a retry waits uniform in [0, min(max, base · 2**attempt)] (full jitter)."""
     backoff_max_s: float = 30.0
     """Longest backoff before a retry."""
+    max_retry_wait_s: float = 300.0
+    """Longest a request waits between its retries in all (backoff and ``Retry-After`` together)."""
     bootstrap_resamples: int = 10_000
     """B, the bootstrap resamples of every interval (``--bootstrap``)."""
     audit_pairs: int = 50

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
+import sys
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -66,6 +68,51 @@ def _error_message(body: str) -> str:
     return body[:2000]
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def decode_answer(body: bytes) -> tuple[Any, int]:
+    """The JSON of a 200 answer, and how many lone surrogates it had. A lone surrogate escape
+    (``"\\ud800"``) is not Unicode text, so orjson refuses the body; but it is the model's own
+    output, not the endpoint failing: the standard decoder reads it, and each lone surrogate becomes
+    U+FFFD (the caller records a model-format error). Raises ``ValueError`` on anything else."""
+    try:
+        return orjson.loads(body), 0
+    except orjson.JSONDecodeError as exc:
+        if b"\\u" not in body:
+            raise
+        try:
+            data, lone = _replace_lone_surrogates(json.loads(body))
+        except (ValueError, RecursionError):
+            raise exc from None
+        if lone == 0:
+            raise
+        return data, lone
+
+
+def _replace_lone_surrogates(value: Any) -> tuple[Any, int]:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.subn("\ufffd", value)
+    if isinstance(value, list):
+        out: list[Any] = []
+        total = 0
+        for item in value:
+            item, n = _replace_lone_surrogates(item)
+            out.append(item)
+            total += n
+        return out, total
+    if isinstance(value, dict):
+        obj: dict[Any, Any] = {}
+        total = 0
+        for key, item in value.items():
+            key, n = _replace_lone_surrogates(key)
+            item, m = _replace_lone_surrogates(item)
+            obj[key] = item
+            total += n + m
+        return obj, total
+    return value, 0
+
+
 class RetryRequest(Exception):
     """An attempt failed in a way worth retrying."""
 
@@ -115,6 +162,7 @@ class OpenAIChatModel:
         self.urls = [chat_url(b) for b in bases]
         self.url = self.urls[0] if len(self.urls) == 1 else ",".join(self.urls)
         self.concurrency = max(1, concurrency)
+        self._wait_capped_said = False
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self._trust_env = trust_env
         """Whether the environment's proxy variables apply (not for our own llama-server on 127.0.0.1)."""
@@ -193,6 +241,7 @@ class OpenAIChatModel:
         attempts, None)``, or ``(None, attempts, why)`` once the retries are spent."""
         s = self.settings
         attempt = 0
+        waited = 0.0
         while True:
             attempt += 1
             try:
@@ -205,12 +254,33 @@ class OpenAIChatModel:
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
+                left = s.max_retry_wait_s - waited
+                if wait > left:  # the request's waits are capped in all, not only each one
+                    self._say_wait_capped(wait)
+                    if left <= 0:
+                        why = f"gave up after {attempt} attempts and {waited:.0f} s of waiting"
+                        return None, attempt, f"{retry.reason} ({why}: max_retry_wait_s = {s.max_retry_wait_s:g})"
+                    wait = left
+                waited += wait
                 lend = backoff_lender.get()
                 if lend is None:
                     await _sleep(wait)
                 else:  # the run's place for this request serves another one while we wait
                     async with lend():
                         await _sleep(wait)
+
+    def _say_wait_capped(self, wait: float) -> None:
+        """Say once per model that a request's retries outlast ``max_retry_wait_s``."""
+        if self._wait_capped_said:
+            return
+        self._wait_capped_said = True
+        cap = self.settings.max_retry_wait_s
+        print(
+            f"warning: {self.url}: a retry asks to wait {wait:.0f} s; a request waits at most {cap:g} s in all "
+            "(setting max_retry_wait_s), then is recorded as an infrastructure error",
+            file=sys.stderr,
+            flush=True,
+        )
 
     async def _post_checked(self, payload: bytes) -> HttpResponse:
         """One attempt; raises ``RetryRequest`` for what is worth asking again."""
@@ -233,14 +303,19 @@ class OpenAIChatModel:
         """A chat completion's text and calls, a model-format error, or an infra error."""
         if resp.status == 200:
             try:
-                parsed = parse_choice(orjson.loads(resp.body), names, fc=self.mode == "fc")
+                data, lone = decode_answer(resp.body)
+                parsed = parse_choice(data, names, fc=self.mode == "fc")
             except ValueError as exc:  # orjson.JSONDecodeError is one
                 raise RetryRequest(f"malformed 200 response: {exc}") from exc
-            if parsed.problems:
+            problems = parsed.problems
+            if lone:
+                lone_why = f"the answer has {lone} lone surrogate escape(s), not Unicode text (read as U+FFFD)"
+                problems = [lone_why, *problems]
+            if problems:
                 return ModelResponse(
                     text=parsed.text,
                     tool_calls=parsed.tool_calls,
-                    error="; ".join(parsed.problems),
+                    error="; ".join(problems),
                     error_kind="model_format",
                 )
             return ModelResponse(text=parsed.text, tool_calls=parsed.tool_calls)

@@ -41,6 +41,9 @@ class ModelSettings:
     """Retries after the first attempt on 429 / 5xx / timeouts / dropped connections."""
     backoff_base_s: float = DEFAULTS.backoff_base_s
     backoff_max_s: float = DEFAULTS.backoff_max_s
+    max_retry_wait_s: float = DEFAULTS.max_retry_wait_s
+    """Longest one request waits between its retries in all; past it the request is an infra error
+    (a 429 with ``Retry-After: 300`` on every retry would otherwise hold a record for 25 minutes)."""
     tool_choice: str | None = None
     """fc mode: ``auto``, ``required`` or ``none`` sent as ``tool_choice``; unset sends none (the server's default)."""
     parallel_tool_calls: bool | None = None
