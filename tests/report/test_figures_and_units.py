@@ -64,4 +64,4 @@ def test_figures_of_five_runs(tmp_path: Path) -> None:
     assert "1.000" in scored and "%" not in scored
     out = tmp_path / "report"
     _ok("report", *(str(tmp_path / p) for p in policies), "--out", str(out), "--resamples", "0")
-    assert "scripted:oracle,1.000,1.000" in (out / "table2.csv").read_text()
+    assert "scripted:oracle,this report,—,1,1.000,1.000" in (out / "table2.csv").read_text()

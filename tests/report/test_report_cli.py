@@ -55,10 +55,12 @@ def test_report_on_three_scripted_runs(tmp_path: Path) -> None:
     assert {"drop_heatmap.png", "retention_vs_size.png", "drops_vs_size.png", "report.html", "report.json"} <= names
 
     rows = (out / "table2.csv").read_text().splitlines()
-    assert rows[0] == "Model,Clean ↑,Pert. Acc. ↑,Δ_Obs ↓,Δ_Act ↓,Δ_Rew ↓,Δ_Trn ↓,Retention ↑"
+    assert rows[0] == "Model,Family,Type,Rank,Clean ↑,Pert. Acc. ↑,Δ_Obs ↓,Δ_Act ↓,Δ_Rew ↓,Δ_Trn ↓,Retention ↑"
     # sorted by Pert. Acc.: the oracle answers everything, giving up after an error loses Transition
-    assert rows[1].startswith("scripted:oracle,1.000 ± 0.000,1.000 ± 0.000")
-    assert rows[2].startswith("scripted:give_up_after_error (baseline),1.000 ± 0.000")
+    assert rows[1].startswith("scripted:oracle,this report,—,1,1.000 ± 0.000,1.000 ± 0.000")
+    assert rows[2].startswith("scripted:give_up_after_error (baseline),this report,—,")
+    assert len(rows) == 1 + 3 + 21  # the paper's 21 reference rows follow the runs'
+    assert rows[4].startswith("ToolRL-DR-Full (paper),Our 3B trained checkpoints,fine-tuned,")
     stats = json.loads((out / "report.json").read_text())
     oracle, quitter = stats["scripted:oracle"], stats["scripted:give_up_after_error"]
     assert oracle["delta"]["transition"]["value"] == 0.0

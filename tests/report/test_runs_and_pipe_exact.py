@@ -86,7 +86,7 @@ def test_write_report_files(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", "alpha", VERDICTS)
     b = make_run(tmp_path, "b", "beta", [*VERDICTS[:4], *(verdict(f"s{i}", "CD", True, "reward") for i in range(2))])
     out = tmp_path / "out"
-    files = write_report([a, b], out, resamples=0, baseline="alpha")
+    files = write_report([a, b], out, resamples=0, baseline="alpha", paper=False)
     # alpha: Pert. Acc. 4/6 = 0.667, Δ_Obs = 0.5 − 0.75, Δ_Rew = 0.5 − 0.5; retention undefined (no Action)
     # beta: Pert. Acc. 2/2 (first row), Δ_Rew = 0.5 − 1.0
     assert (out / "table2.csv").read_text() == (

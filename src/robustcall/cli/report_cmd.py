@@ -29,6 +29,11 @@ def register(app: typer.Typer) -> None:
             help="Half-widths: per-sample (the paper's: records resampled within each group) or clustered "
             "(source samples resampled, drops paired with Clean). Significance is always paired.",
         ),
+        paper: bool = typer.Option(
+            True,
+            "--paper/--no-paper",
+            help="Show the paper's 21 models (Table 2, Tables 7-14) as reference rows beside the runs.",
+        ),
     ) -> None:
         """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""
         from robustcall.core import SCORES
@@ -49,6 +54,7 @@ def register(app: typer.Typer) -> None:
             resamples=resamples,
             seed=seed,
             resampling=resampling,
+            paper=paper,
         )
         typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")
         for note in files.notes:

@@ -99,6 +99,17 @@ class PaperReference:
     families: tuple[str, ...]
     models: tuple[PaperModel, ...]
 
+    def correct(self, model: PaperModel) -> dict[str, int]:
+        """Records ``model`` answered correctly, ``clean`` and per type: accuracy × count, to the nearest
+        record (every printed accuracy is a whole number of records; tests/metrics/test_table2_delta.py)."""
+        counts = {"clean": self.clean_records, **self.type_records}
+        return {t: round(model.accuracy[t] * n) for t, n in counts.items()}
+
+    def pooled_accuracy(self, model: PaperModel, types: list[str]) -> float:
+        """Accuracy over the pooled records of ``types`` (a component's, or all 22 for Pert. Acc.)."""
+        correct = self.correct(model)
+        return sum(correct[t] for t in types) / sum(self.type_records[t] for t in types)
+
     def find(self, name: str) -> PaperModel | None:
         """The model named ``name`` (its paper name, HF id or the id's last part; any case), else ``None``."""
         key = name.strip().lower()

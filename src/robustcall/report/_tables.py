@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from robustcall.core import BEYOND, TAXONOMY, InputError
+from collections.abc import Sequence
+
+from robustcall.core import BEYOND, TAXONOMY, InputError, PaperModel
 from robustcall.metrics import Estimate, Significance, paired_significance
+from robustcall.report._paper_rows import (
+    RUN_FAMILY,
+    paper_estimates,
+    paper_markers,
+    paper_name,
+    paper_note,
+    paper_pert_acc,
+    paper_type_cells,
+    ranks,
+)
 from robustcall.report._runs import RunResult
 from robustcall.report._table import Table
 
@@ -62,24 +74,17 @@ def paired_counts(sig: dict[str, dict[str, Significance]]) -> str:
     return ("Paired samples: " + " | ".join(parts) + ".") if parts else "No source samples shared with the baseline."
 
 
-def table2(runs: list[RunResult], baseline: str | None = None) -> Table:
-    """Clean, Pert. Acc. and the four Δ columns, rows sorted by Pert. Acc. (descending)."""
+def table2(runs: list[RunResult], baseline: str | None = None, reference: Sequence[PaperModel] = ()) -> Table:
+    """Clean, Pert. Acc. and the four Δ columns, rows sorted by Pert. Acc. (descending). With
+    ``reference`` (the paper's models), their rows follow in Table 2's families, and Family, Type and
+    Rank (by Pert. Acc. over every row) columns are added."""
     sig = significance(runs, baseline)
     ordered = sorted(runs, key=lambda r: -(r.stats.pert_acc.value if r.stats.pert_acc.value is not None else -1.0))
     rows = []
     for r in ordered:
-        marks = sig.get(r.name, {})
-
-        def cell(e: Estimate, stat: str, marks: dict[str, Significance] = marks) -> str:
-            m = marks.get(stat)
-            return fmt(e) + (m.marker if m else "")
-
-        rows.append(
-            [r.name + (" (baseline)" if r.name == baseline else "")]
-            + [cell(r.stats.clean, "clean"), cell(r.stats.pert_acc, "pert_acc")]
-            + [cell(r.stats.delta[c], f"delta:{c}") for c in DELTA_HEADERS]
-            + [fmt(r.stats.retention)]
-        )
+        marks = {stat: m.marker for stat, m in sig.get(r.name, {}).items()}
+        name = r.name + (" (baseline)" if r.name == baseline else "")
+        rows.append([name, *_table2_cells(r.stats.clean, r.stats.pert_acc, r.stats.delta, r.stats.retention, marks)])
     notes = [
         interval_note(runs) + " Δ_X = Clean − accuracy over the pooled records of X's perturbation types "
         "(as Table 2 computes it); retention = 1 − mean(Δ_Obs, Δ_Act, Δ_Rew) / Clean."
@@ -92,11 +97,31 @@ def table2(runs: list[RunResult], baseline: str | None = None) -> Table:
             "so * needs m ≥ 6, ** m ≥ 8, *** m ≥ 11. " + paired_counts(sig)
         )
     header = ["Model", "Clean ↑", "Pert. Acc. ↑", *DELTA_HEADERS.values(), "Retention ↑"]
-    return Table("table2", "Main results: accuracy and robustness gaps per POMDP component", header, rows, notes)
+    title = "Main results: accuracy and robustness gaps per POMDP component"
+    if not reference:
+        return Table("table2", title, header, rows, notes)
+    pert = [r.stats.pert_acc.value for r in ordered] + [paper_pert_acc(m) for m in reference]
+    families = [RUN_FAMILY] * len(ordered) + [m.family for m in reference]
+    types = ["—"] * len(ordered) + [m.type for m in reference]
+    rows += [[paper_name(m), *_table2_cells(*paper_estimates(m), paper_markers(m))] for m in reference]
+    rows = [
+        [row[0], family, kind, rank, *row[1:]]
+        for row, family, kind, rank in zip(rows, families, types, ranks(pert), strict=True)
+    ]
+    return Table("table2", title, [header[0], "Family", "Type", "Rank", *header[1:]], rows, [*notes, paper_note()])
 
 
-def per_type_tables(runs: list[RunResult]) -> list[Table]:
-    """One table per component (Tables 7-14 layout): Clean, then per type accuracy (drop from Clean)."""
+def _table2_cells(
+    clean: Estimate, pert: Estimate, delta: dict[str, Estimate], retention: Estimate, marks: dict[str, str]
+) -> list[str]:
+    cells = [fmt(clean) + marks.get("clean", ""), fmt(pert) + marks.get("pert_acc", "")]
+    cells += [fmt(delta[c]) + marks.get(f"delta:{c}", "") for c in DELTA_HEADERS]
+    return [*cells, fmt(retention)]
+
+
+def per_type_tables(runs: list[RunResult], reference: Sequence[PaperModel] = ()) -> list[Table]:
+    """One table per component (Tables 7-14 layout): Clean, then per type accuracy (drop from Clean);
+    the ``reference`` models' rows (the paper's, in Table 2's order) after the runs'."""
     tables = []
     for comp, title in COMPONENT_TITLES.items():
         types = [t for t in TAXONOMY if t.component == comp and any(t.code in r.stats.accuracy for r in runs)]
@@ -110,9 +135,11 @@ def per_type_tables(runs: list[RunResult]) -> list[Table]:
                 drop = r.stats.drop.get(t.code)
                 row.append(f"{fmt(acc)} ({fmt(drop, signed=True, negate=True)})" if acc and drop else "—")
             rows.append(row)
+        rows += [[paper_name(m), *paper_type_cells(m, [t.code for t in types])] for m in reference]
         notes = [
             "Accuracy on the perturbation; in parentheses its difference from the model's own Clean. "
             + interval_note(runs)
+            + (" The paper's rows: Tables 7-14's accuracies (their intervals are in the paper)." if reference else "")
         ]
         tables.append(
             Table(
@@ -180,6 +207,11 @@ def beyond_table(runs: list[RunResult]) -> Table | None:
     return Table("beyond", "Beyond the paper: Appendix N's axes", header, rows, notes)
 
 
-def all_tables(runs: list[RunResult], baseline: str | None = None) -> list[Table]:
+def all_tables(runs: list[RunResult], baseline: str | None = None, reference: Sequence[PaperModel] = ()) -> list[Table]:
     beyond = beyond_table(runs)
-    return [table2(runs, baseline), *per_type_tables(runs), error_mode_table(runs), *([beyond] if beyond else [])]
+    return [
+        table2(runs, baseline, reference),
+        *per_type_tables(runs, reference),
+        error_mode_table(runs),
+        *([beyond] if beyond else []),
+    ]

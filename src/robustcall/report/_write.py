@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import InputError
+from robustcall.core import InputError, paper_reference
 from robustcall.metrics import DEFAULT_RESAMPLES, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._runs import RunResult, load_run, run_name, unique_names
@@ -136,9 +136,11 @@ def write_report(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     resampling: Resampling = "per-sample",
+    paper: bool = True,
 ) -> ReportFiles:
     """Score (if needed), compare and render the runs into ``out`` (half-widths resampled as
-    ``resampling`` says; significance is always paired by source sample)."""
+    ``resampling`` says; significance is always paired by source sample). ``paper``: the paper's 21
+    models as reference rows of Table 2 and Tables 7-14."""
     runs = load_runs(paths, resamples=resamples, seed=seed, resampling=resampling)
     notes: list[str] = []
     if sizes_file is not None:
@@ -151,7 +153,8 @@ def write_report(
         notes.append(
             f"Figure 2 leaves out runs whose retention is undefined (no Clean accuracy): {', '.join(unscored)}"
         )
-    tables = all_tables(runs, resolve_baseline(baseline, runs))
+    reference = paper_reference().models if paper else ()
+    tables = all_tables(runs, resolve_baseline(baseline, runs), reference)
     figures = _figures(runs, sizes)
     out.mkdir(parents=True, exist_ok=True)
     table_files: list[Path] = []
