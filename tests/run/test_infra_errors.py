@@ -49,7 +49,7 @@ def test_identical_4xx_are_not_retried_and_stop_the_run_with_the_servers_message
     out = tmp_path / "run"
     with serve_chat(_refusing([VLLM_400], seen, status)) as url:
         result = _run(bench, out, url)
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 3, result.output
     assert len(seen) == 5  # one request per record (no retries), then the run stopped: 3 samples never asked
     assert f"stopped after 5 identical failures in a row: HTTP {status}" in result.output
     assert "--enable-auto-tool-choice" in result.output

@@ -262,7 +262,7 @@ def test_pipe_run_sigkilled_through_the_cli_resumes_and_concurrency_changes_no_r
 
 
 def test_an_episode_run_stops_on_repeated_identical_infra_errors_and_resume_plays_them_again(tmp_path: Path) -> None:
-    """5 identical endpoint failures in a row stop a PIPE run (exit 1 through the CLI); --resume drops
+    """5 identical endpoint failures in a row stop a PIPE run (exit 3 through the CLI); --resume drops
     the infra records and plays those episodes again."""
     status = [400]
 
@@ -274,7 +274,7 @@ def test_an_episode_run_stops_on_repeated_identical_infra_errors_and_resume_play
     with serve_chat(chat) as url:
         args = _pipe_cmd(url, tmp_path / "run", "--concurrency", "1")[3:]
         stopped = CliRunner().invoke(app, args)
-        assert stopped.exit_code == 1 and "stopped after 5 identical failures" in stopped.output
+        assert stopped.exit_code == 3 and "stopped after 5 identical failures" in stopped.output
         records = [Trajectory.model_validate_json(line) for line in _lines(tmp_path / "run" / TRAJECTORIES)]
         assert [t.termination for t in records] == ["infra"] * 5
         status[0] = 200

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, check_infra, print_failures, stopped_error
 from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, DEFAULT_RESAMPLES, BootstrapOpt, ConcOpt
 from robustcall.cli._tables import summary_table
 from robustcall.core import (
@@ -94,22 +95,6 @@ SettingsOpt = Annotated[
         "(e.g. paper:Qwen3-8B), or paper (the row matching the model's name or HF id).",
     ),
 ]
-MaxInfraOpt = Annotated[
-    int,
-    typer.Option(
-        "--max-infra-errors",
-        min=0,
-        help="Infrastructure errors a finished run may leave and still exit 0 (default 0; else exit 3).",
-    ),
-]
-StopAfterOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--stop-after",
-        min=0,
-        help="Stop the run after this many identical infrastructure errors in a row (default 5; 0: never).",
-    ),
-]
 
 
 def _answer_settings(model: object) -> dict[str, Any] | None:
@@ -179,7 +164,7 @@ def _execute(
 
     Raises ``RunFailed`` when the run stopped on repeated identical infrastructure errors."""
     from robustcall.cli._tables import endpoint_table
-    from robustcall.core import RunFailed, RunMeta
+    from robustcall.core import RunMeta
     from robustcall.models import ModelSettings, OpenAIChatModel, make_model, resolve_base_url, settings_source
     from robustcall.run import (
         ORDERS,
@@ -285,8 +270,7 @@ def _execute(
                 f"re-asked after infra errors {stats.dropped_for_retry}) in {dt:.1f} s; "
                 f"infra errors: {stats.infra_errors}"
             )
-            for reason, count in stats.top_failures():
-                console.print(f"  {count} x {_short(reason)}", soft_wrap=True, markup=False, highlight=False)
+            print_failures(stats.failure_reasons)
             endpoints = model.endpoint_stats() if isinstance(model, OpenAIChatModel) else []
             if len(endpoints) > 1:
                 console.print(endpoint_table(endpoints))
@@ -297,28 +281,17 @@ def _execute(
 
     stats = asyncio.run(go())
     if stats.stopped is not None:
-        raise RunFailed(
-            f"stopped after {stop_after} identical failures in a row: {_short(stats.stopped)}\n"
-            f"fix the endpoint or the request, then `--resume` (records so far are in {out})"
+        raise stopped_error(
+            stop_after,
+            stats.stopped,
+            f"fix the endpoint or the request, then `--resume` (records so far are in {out})",
         )
     return stats
 
 
-def _short(reason: str, limit: int = 300) -> str:
-    one_line = " ".join(reason.split())
-    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
-
-
 def _check_infra(stats: RunStats, max_infra_errors: int) -> None:
     """Exit 3 when a finished run left more infrastructure errors than allowed."""
-    from robustcall.core import RunFailed
-
-    if stats.infra_errors > max_infra_errors:
-        raise RunFailed(
-            f"{stats.infra_errors} of {stats.answered} requests ended in infrastructure errors "
-            f"(allowed: --max-infra-errors {max_infra_errors}); `--resume` asks them again",
-            exit_code=3,
-        )
+    check_infra(stats.infra_errors, stats.answered, max_infra_errors, "requests", "`--resume` asks them again")
 
 
 def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resampling: str = "per-sample") -> None:

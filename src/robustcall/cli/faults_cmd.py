@@ -11,6 +11,14 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.console import Console
 
+from robustcall.cli._infra import (
+    MaxInfraOpt,
+    StopAfterOpt,
+    check_infra,
+    print_failures,
+    stop_after_or_default,
+    stopped_error,
+)
 from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 
 if TYPE_CHECKING:
@@ -108,8 +116,11 @@ def _execute(
     sticky: bool | None = None,
     base_url: str | None = None,
     axis: str | None = None,
-) -> None:
-    from robustcall.core import RunFailed, TrajectoryRunMeta
+    stop_after: int | None = None,
+) -> FaultRunStats:
+    """Play the episodes into ``out``; print what happened; exit 3 (``RunFailed``) when the run
+    stopped on repeated identical endpoint failures."""
+    from robustcall.core import TrajectoryRunMeta
     from robustcall.envs import load_env
     from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.formats import OUTPUT_FORMATS
@@ -174,6 +185,7 @@ def _execute(
                 ),
                 prompt=prompt,
                 concurrency=concurrency,
+                stop_after=stop_after_or_default(stop_after),
             )
         finally:
             await chat.aclose()
@@ -182,13 +194,20 @@ def _execute(
         stats = asyncio.run(go())
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    console.print(f"{out}: {stats}")
+    console.print(f"{out}: played {stats.done} episodes (already done {stats.skipped}); infra errors: {stats.infra}")
+    print_failures(stats.failure_reasons)
     _print_injection_rates(out)
     if stats.stopped is not None:
-        raise RunFailed(
-            f"stopped after repeated identical failures: {stats.stopped}\n"
-            f"fix the endpoint or the request, then run the same command again (episodes so far are in {out})"
+        raise stopped_error(
+            stop_after_or_default(stop_after),
+            stats.stopped,
+            f"fix the endpoint or the request, then run the same command again (episodes so far are in {out})",
         )
+    return stats
+
+
+def _check_infra(stats: FaultRunStats, max_infra_errors: int) -> None:
+    check_infra(stats.infra, stats.done, max_infra_errors, "episodes", "run the same command again to play them again")
 
 
 def _print_injection_rates(out: Path) -> None:
@@ -228,6 +247,8 @@ def run(
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
     axis: AxisOpt = None,
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Run every task of ENV under the profile at one δ (Algorithm 1); resumable."""
     from robustcall.faults import load_profile
@@ -236,7 +257,7 @@ def run(
         d = delta if delta is not None else load_profile(profile).delta
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    _execute(
+    stats = _execute(
         env,
         profile,
         [d],
@@ -254,7 +275,9 @@ def run(
         base_url=base_url,
         sticky=sticky,
         axis=axis,
+        stop_after=stop_after,
     )
+    _check_infra(stats, max_infra_errors)
 
 
 @faults_app.command("sweep")
@@ -276,10 +299,12 @@ def sweep(
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
     axis: AxisOpt = None,
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     values = _floats(deltas, "--deltas")
-    _execute(
+    stats = _execute(
         env,
         profile,
         values,
@@ -297,8 +322,10 @@ def sweep(
         base_url=base_url,
         sticky=sticky,
         axis=axis,
+        stop_after=stop_after,
     )
     report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
+    _check_infra(stats, max_infra_errors)
 
 
 @faults_app.command("replay")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
+from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, check_infra, print_failures, stop_after_or_default
 from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
+
+if TYPE_CHECKING:
+    from robustcall.core import Trajectory
 
 pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface Reliance.", no_args_is_help=True)
 
@@ -48,6 +52,8 @@ def run_cmd(
     map_file: Path | None = typer.Option(
         None, "--map", help="Interface map of your own environment: a JSON object original -> synonym."
     ),
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Run every task of ENV under the interface LEVEL; one trajectory per episode (resumable)."""
     from robustcall.formats import OUTPUT_FORMATS
@@ -80,6 +86,7 @@ def run_cmd(
                     on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
                     map_file=map_file,
                     concurrency=concurrency,
+                    stop_after=stop_after_or_default(stop_after),
                 )
             )
         except ValueError as exc:
@@ -87,6 +94,18 @@ def run_cmd(
             raise typer.Exit(2) from None
     ok = sum(bool(t.success) for t in trajs)
     typer.echo(f"{ok}/{len(trajs)} episodes solved; trajectories in {out}")
+    _check_infra(trajs, max_infra_errors, "`--resume` plays them again")
+
+
+def _check_infra(trajs: list[Trajectory], max_infra_errors: int, then: str) -> None:
+    """Name the endpoint failures episodes ended with; exit 3 when more than allowed remain."""
+    from collections import Counter
+
+    failed = Counter(t.infra_error or "endpoint failure" for t in trajs if t.termination == "infra")
+    if failed:
+        typer.echo(f"{sum(failed.values())} episodes ended in infrastructure errors:", err=True)
+        print_failures(failed)
+    check_infra(sum(failed.values()), len(trajs), max_infra_errors, "episodes", then)
 
 
 @pipe.command("report")
@@ -132,9 +151,10 @@ def curve_cmd(
     limit: int | None = typer.Option(None, min=1, help="First N tasks only."),
     max_steps: int = typer.Option(30, min=1, help="Step limit per episode."),
     settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Origin, Perturb 1, Perturb 2 and IR across training checkpoints (Figure 4 of the paper)."""
-    from robustcall.core import Trajectory
     from robustcall.interface import Mode
     from robustcall.report import curve_png, curve_rows
     from robustcall.run import read_trajectories, run_pipe
@@ -161,6 +181,7 @@ def curve_cmd(
                     max_steps=max_steps,
                     resume=True,
                     settings=settings,
+                    stop_after=stop_after_or_default(stop_after),
                 )
             )
         trajs = [t for lv in ("origin", "synonym", "symbol", "dual") for t in read_trajectories(out / name / lv)]
@@ -171,6 +192,7 @@ def curve_cmd(
     )
     (out / "curve.png").write_bytes(curve_png(rows, env))
     typer.echo(f"wrote {out / 'curve.png'} and {out / 'curve.csv'}")
+    _check_infra([t for _, ts in points for t in ts], max_infra_errors, "run the same command again to play them again")
 
 
 def register(app: typer.Typer) -> None:

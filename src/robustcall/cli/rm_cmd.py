@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from robustcall.cli import rm_use_cmd
+from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, finish_watched, watching
 from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 from robustcall.cli._rm_common import (
     close_scorer,
@@ -69,6 +70,8 @@ def build_bench(
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Build FC-RewardBench from BFCL v3 single-turn and a generator pool (or load the original)."""
     from robustcall.core import JsonlError, write_jsonl
@@ -93,7 +96,9 @@ def build_bench(
         console.print(f"reusing the draws in {pool_file}")
     elif models:
         console.print(f"drawing {per_generator} x {len(models)} outputs for {len(samples)} queries…")
-        pool = asyncio.run(_draw(samples, models, per_generator, temperature, seed, concurrency, stats))
+        with watching(stop_after) as watch:
+            pool = asyncio.run(_draw(samples, models, per_generator, temperature, seed, concurrency, stats))
+        finish_watched(watch, max_infra_errors)
         if pool_file is not None:
             write_json(pool_file, pool)
     records = assemble(samples, pool, seed=seed, size=size, top_up=top_up, stats=stats)
@@ -139,6 +144,8 @@ def eval_cmd(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for results JSON and tables.")] = None,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Pairwise accuracy of each scorer, overall and per error type (a Figure-1-like table)."""
     from robustcall.core import JsonlError, seeded_rng
@@ -160,13 +167,15 @@ def eval_cmd(
         ids = {r.test_id for r in records}
         gold = [s for s in load_source("bfcl").samples if s.id in ids]
     results = []
-    for spec in scorer:
-        sc = make_scorer(spec, seed=seed, settings=settings, gold=gold)
-        try:
-            with console.status(f"scoring with {spec}…"):
-                results.append(evaluate(sc, records))
-        finally:
-            close_scorer(sc)
+    with watching(stop_after) as watch:
+        for spec in scorer:
+            sc = make_scorer(spec, seed=seed, settings=settings, gold=gold)
+            try:
+                with console.status(f"scoring with {spec}…"):
+                    results.append(evaluate(sc, records))
+            finally:
+                close_scorer(sc)
+    finish_watched(watch, max_infra_errors)
     table = rewardbench_table(results, records)
     typer.echo(table.markdown())
     if out is not None:

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, finish_watched, watching
 from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 from robustcall.cli._rm_common import (
     close_scorer,
@@ -47,6 +48,8 @@ def train_data(
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """RM training pairs from non-benchmark data: obfuscated names, reordered schemas, pool errors."""
     from robustcall.core import write_jsonl
@@ -77,7 +80,11 @@ def train_data(
             for m in models:
                 await m.aclose()
 
-    pool = asyncio.run(draw()) if models else {}
+    pool: dict[str, list[tuple[str, str]]] = {}
+    if models:
+        with watching(stop_after) as watch:
+            pool = asyncio.run(draw())
+        finish_watched(watch, max_infra_errors)
     pairs = assemble(
         hidden, pool, seed=seed, size=len(hidden) if top_up else None, top_up=top_up, stats=stats, irrelevance=True
     )
@@ -149,6 +156,8 @@ def best_of_n(
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
+    max_infra_errors: MaxInfraOpt = 0,
+    stop_after: StopAfterOpt = None,
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl
@@ -165,18 +174,23 @@ def best_of_n(
     )
     (model,) = make_generators([generator], settings, concurrency)
     console.print(f"drawing 1 greedy + {n} samples for {len(picked)} samples…")
-    drawn = asyncio.run(
-        draw_all(picked, model, n=n, temperature=temperature, seed=seed, concurrency=concurrency, max_tokens=max_tokens)
-    )
-    scorers = {spec: make_scorer(spec, seed=seed, settings=settings, gold=picked) for spec in (scorer or [])}
-    try:
-        records = []
-        for s, (greedy, draws) in zip(picked, drawn, strict=True):
-            ok = [d for d in draws if d.error is None]
-            records.append(judge_sample(s, greedy.text, [d.text for d in ok], [d.logprob for d in ok], scorers))
-    finally:
-        for sc in scorers.values():
-            close_scorer(sc)
+    with watching(stop_after) as watch:
+        drawn = asyncio.run(
+            draw_all(
+                picked, model, n=n, temperature=temperature, seed=seed, concurrency=concurrency, max_tokens=max_tokens
+            )
+        )
+        if watch.stopped is None:  # else: say so now, not after scoring what never came
+            scorers = {spec: make_scorer(spec, seed=seed, settings=settings, gold=picked) for spec in (scorer or [])}
+            try:
+                records = []
+                for s, (greedy, draws) in zip(picked, drawn, strict=True):
+                    ok = [d for d in draws if d.error is None]
+                    records.append(judge_sample(s, greedy.text, [d.text for d in ok], [d.logprob for d in ok], scorers))
+            finally:
+                for sc in scorers.values():
+                    close_scorer(sc)
+    finish_watched(watch, max_infra_errors)
     acc, errs = bon_accuracy_table(records, n), bon_error_table(records)
     typer.echo(acc.markdown())
     typer.echo(errs.markdown())
@@ -204,7 +218,7 @@ def filter_cmd(
     if not corpus:
         raise fail("no samples: name --source or --samples")
     sc = make_scorer(scorer, seed=seed, settings=settings, gold=corpus)
-    try:
+    try:  # no endpoint requests: a judge scores one target alone as 0.5 (rewards._judge)
         scores = score_corpus(sc, corpus)
     finally:
         close_scorer(sc)

@@ -37,6 +37,9 @@ class Defaults:
     """Longest backoff before a retry."""
     max_retry_wait_s: float = 300.0
     """Longest a request waits between its retries in all (backoff and ``Retry-After`` together)."""
+    stop_after: int = 5
+    """Identical endpoint failures in a row, retried attempts included, after which a command stops
+    (``--stop-after``; 0: never)."""
     bootstrap_resamples: int = 10_000
     """B, the bootstrap resamples of every interval (``--bootstrap``)."""
     audit_pairs: int = 50

@@ -49,6 +49,7 @@ from robustcall.models._settings import (
     settings_source,
 )
 from robustcall.models._text import KEEP, TextModel, TextModelError, openai_endpoint
+from robustcall.models._watch import STOP_AFTER, FailureWatch, UnitWatch, Watch, failure_watch
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -61,11 +62,13 @@ __all__ = [
     "POLICIES",
     "SCRIPTED_MODELS",
     "SPEC_HELP",
+    "STOP_AFTER",
     "BackoffLender",
     "BindsToEnv",
     "ChatModel",
     "EnvScriptedModel",
     "ExpertEnv",
+    "FailureWatch",
     "HttpClient",
     "HttpConnectionError",
     "HttpResponse",
@@ -84,10 +87,13 @@ __all__ = [
     "SettingsError",
     "TextModel",
     "TextModelError",
+    "UnitWatch",
+    "Watch",
     "backoff_lender",
     "chat_url",
     "check_spec",
     "env_policy",
+    "failure_watch",
     "json_schema",
     "load_settings",
     "make_model",

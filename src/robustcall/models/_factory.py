@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from robustcall.core import InputError
+from robustcall.core import InputError, NotReadyError
 from robustcall.models._api import ChatModel, Mode
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._registry import ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
@@ -15,6 +16,10 @@ from robustcall.models._settings import DEFAULT_CONCURRENCY, load_settings, pape
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where ``openai/<model>`` goes with neither ``--base-url`` nor ``OPENAI_BASE_URL`` (the SDK's default)."""
+
+KEY_HOSTS = frozenset({"api.openai.com"})
+"""Hosts that answer nothing without an API key (``OPENAI_API_KEY``): a spec that goes there without
+one is refused before any request."""
 
 
 LOCAL_DEFAULTS: dict[str, float] = {"first_byte_timeout_s": 0.0}
@@ -57,15 +62,42 @@ def resolve_base_url(spec: str, base_url: str | None = None) -> tuple[str, str]:
     return model, url
 
 
+def _implicit_source(spec: str, base_url: str | None) -> str | None:
+    """Where an ``openai/<model>`` spec's URL came from when the command line did not name it."""
+    if not spec.startswith("openai/") or base_url:
+        return None
+    return "OPENAI_BASE_URL" if os.environ.get("OPENAI_BASE_URL") else "no --base-url or OPENAI_BASE_URL"
+
+
+def _check_key(spec: str, url: str, source: str | None) -> None:
+    """Refuse a spec whose endpoint needs an API key when ``OPENAI_API_KEY`` is not set."""
+    if os.environ.get("OPENAI_API_KEY"):
+        return
+    needy = [u for u in split_urls(url) if (urlsplit(u).hostname or "") in KEY_HOSTS]
+    if needy:
+        why = f" ({source})" if source else ""
+        raise NotReadyError(
+            f"{spec} would send its requests to {needy[0]}{why}, which needs OPENAI_API_KEY; "
+            "set it, or name your own server with --base-url or OPENAI_BASE_URL"
+        )
+
+
 def _check_openai(spec: ModelSpec) -> None:
-    resolve_base_url(spec.spec, spec.base_url)
+    _, url = resolve_base_url(spec.spec, spec.base_url)
+    _check_key(spec.spec, url, _implicit_source(spec.spec, spec.base_url))
 
 
 def _openai(spec: ModelSpec) -> ChatModel:
     model, url = resolve_base_url(spec.spec, spec.base_url)
+    source = _implicit_source(spec.spec, spec.base_url)
+    _check_key(spec.spec, url, source)
     settings = load_settings(spec.settings_file, model)
     name = spec.spec if spec.spec.startswith("openai:") else f"openai:{model}@{url}"
-    return OpenAIChatModel(model, split_urls(url), settings, mode=spec.mode, concurrency=spec.concurrency, name=name)
+    # a URL the command line did not name is said before the first request goes there
+    notice = f"{spec.spec}: requests go to {url} ({source})" if source else None
+    return OpenAIChatModel(
+        model, split_urls(url), settings, mode=spec.mode, concurrency=spec.concurrency, name=name, notice=notice
+    )
 
 
 def _local(spec: ModelSpec) -> ChatModel:

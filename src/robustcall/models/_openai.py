@@ -33,6 +33,7 @@ from robustcall.models._retry import (
     retryable_status,
 )
 from robustcall.models._settings import DEFAULT_CONCURRENCY, ModelSettings
+from robustcall.models._watch import STOPPED_NOTE, Watch, failure_watch
 
 _sleep = asyncio.sleep
 """Backoff waits go through here (tests record them)."""
@@ -151,6 +152,7 @@ class OpenAIChatModel:
         api_key: str | None = None,
         name: str | None = None,
         trust_env: bool = True,
+        notice: str | None = None,
     ) -> None:
         self.settings = settings or ModelSettings()
         self.model = model
@@ -170,9 +172,14 @@ class OpenAIChatModel:
             parts = urlsplit(url)
             proxy_for(parts.scheme, parts.hostname or "", parts.port or 0)  # a proxy we cannot use fails here
         self._pool: EndpointPool | None = None
+        self._notice = notice
+        """One line printed on stderr before the first request (where requests go, when no one said)."""
 
     def _endpoints(self) -> EndpointPool:
         if self._pool is None:
+            if self._notice:
+                print(self._notice, file=sys.stderr, flush=True)
+                self._notice = None
             headers = {"Content-Type": "application/json"}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
@@ -238,19 +245,33 @@ class OpenAIChatModel:
         """POST ``payload`` and ``read`` the answer, retrying with exponential backoff and jitter
         (``Retry-After`` honoured) on timeouts, dropped connections, 429 and 5xx that are not the
         model's own format error, and whatever ``read`` raises ``RetryRequest`` for. Returns ``(value,
-        attempts, None)``, or ``(None, attempts, why)`` once the retries are spent."""
+        attempts, None)``, or ``(None, attempts, why)`` once the retries are spent. Every attempt is
+        reported to the context's ``failure_watch``; once it has stopped, nothing more is sent and
+        a backoff wait ends at once."""
         s = self.settings
+        watch = failure_watch.get()
         attempt = 0
         waited = 0.0
+        last: str | None = None
         while True:
+            if watch is not None and watch.stopped is not None:
+                why = f"{last} ({STOPPED_NOTE})" if last else f"not sent: {watch.stopped} ({STOPPED_NOTE})"
+                watch.gave_up(why)
+                return None, attempt, why
             attempt += 1
             try:
-                return read(await self._post_checked(payload)), attempt, None
+                value = read(await self._post_checked(payload))
             except RetryRequest as retry:
-                if retry.final:
-                    return None, attempt, retry.reason
-                if attempt > s.max_retries:
-                    return None, attempt, f"{retry.reason} (gave up after {attempt} attempts)"
+                last = retry.reason
+                if watch is not None:
+                    watch.failed(retry.reason)
+                if retry.final or attempt > s.max_retries:
+                    why = retry.reason if retry.final else f"{retry.reason} (gave up after {attempt} attempts)"
+                    if watch is not None:
+                        watch.gave_up(why)
+                    return None, attempt, why
+                if watch is not None and watch.stopped is not None:
+                    continue  # said at the top of the loop
                 wait = backoff_s(attempt - 1, s.backoff_base_s, s.backoff_max_s)
                 if retry.wait_s is not None:
                     wait = max(wait, min(retry.wait_s, RETRY_AFTER_CAP_S))
@@ -259,15 +280,29 @@ class OpenAIChatModel:
                     self._say_wait_capped(wait)
                     if left <= 0:
                         why = f"gave up after {attempt} attempts and {waited:.0f} s of waiting"
-                        return None, attempt, f"{retry.reason} ({why}: max_retry_wait_s = {s.max_retry_wait_s:g})"
+                        why = f"{retry.reason} ({why}: max_retry_wait_s = {s.max_retry_wait_s:g})"
+                        if watch is not None:
+                            watch.gave_up(why)
+                        return None, attempt, why
                     wait = left
                 waited += wait
                 lend = backoff_lender.get()
                 if lend is None:
-                    await _sleep(wait)
+                    await self._backoff(wait, watch)
                 else:  # the run's place for this request serves another one while we wait
                     async with lend():
-                        await _sleep(wait)
+                        await self._backoff(wait, watch)
+                continue
+            if watch is not None:
+                watch.succeeded()
+            return value, attempt, None
+
+    @staticmethod
+    async def _backoff(seconds: float, watch: Watch | None) -> None:
+        if watch is None:
+            await _sleep(seconds)
+        else:  # ends early when the command stops
+            await watch.backoff(seconds, _sleep)
 
     def _say_wait_capped(self, wait: float) -> None:
         """Say once per model that a request's retries outlast ``max_retry_wait_s``."""
@@ -300,7 +335,8 @@ class OpenAIChatModel:
         return resp
 
     def _read(self, resp: HttpResponse, names: NameMap) -> ModelResponse:
-        """A chat completion's text and calls, a model-format error, or an infra error."""
+        """A chat completion's text and calls, or a model-format error; raises ``RetryRequest`` for
+        an answer that is the endpoint's failure (``final`` when not worth asking again)."""
         if resp.status == 200:
             try:
                 data, lone = decode_answer(resp.body)
@@ -329,9 +365,8 @@ class OpenAIChatModel:
                 error=f"HTTP {status}: {fmt.message[:2000]}",
                 error_kind="model_format",
             )
-        return ModelResponse(
-            text="", tool_calls=None, error=f"HTTP {status} from {self.url}: {message[:2000]}", error_kind="infra"
-        )
+        # not retried (a 4xx is the request's fault), but an attempt that failed all the same
+        raise RetryRequest(f"HTTP {status} from {self.url}: {message[:2000]}", final=True)
 
     async def aclose(self) -> None:
         if self._pool is not None:

@@ -10,7 +10,16 @@ from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._episodes import read_trajectories, run_episodes
 from robustcall.run._fault_replay import replay_run
 from robustcall.run._faults import EpisodeFn, FaultRunStats, episode_id, run_faults
-from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
+from robustcall.run._loop import (
+    EXIT_INFRA,
+    STOP_AFTER,
+    Checkpoint,
+    Outcome,
+    RunStats,
+    one_line,
+    run_loop,
+    stopped_failure,
+)
 from robustcall.run._pipe import pipe_episode_id, run_pipe
 from robustcall.run._plan import (
     ALL_TYPES,
@@ -33,6 +42,7 @@ from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_sha
 __all__ = [
     "ALL_TYPES",
     "COT_PROMPT",
+    "EXIT_INFRA",
     "ORDERS",
     "PROMPT_VARIANTS",
     "RESUME_IDENTITY",
@@ -58,6 +68,7 @@ __all__ = [
     "load_done",
     "merge_runs",
     "observation_turn",
+    "one_line",
     "order_items",
     "output_format",
     "parse_shard",
@@ -76,5 +87,6 @@ __all__ = [
     "run_loop",
     "run_pipe",
     "shard_items",
+    "stopped_failure",
     "write_meta",
 ]

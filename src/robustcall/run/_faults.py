@@ -10,8 +10,9 @@ different fault profile is refused.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from robustcall.core import RUN_META, InputError, Trajectory, TrajectoryRunMeta, read_trajectory_run_meta, stable_hash
@@ -31,6 +32,8 @@ class FaultRunStats:
     infra: int
     stopped: str | None = None
     """The infrastructure error that stopped the run early (``STOP_AFTER`` identical ones in a row)."""
+    failure_reasons: Counter[str] = field(default_factory=Counter)
+    """Infrastructure error -> how many episodes of this run ended with it."""
 
 
 @dataclass(frozen=True)
@@ -97,5 +100,9 @@ async def run_faults(
         plan, play, _episode_key, out, concurrency=concurrency, resume=True, stop_after=stop_after
     )
     return FaultRunStats(
-        done=stats.answered, skipped=stats.already_done, infra=stats.infra_errors, stopped=stats.stopped
+        done=stats.answered,
+        skipped=stats.already_done,
+        infra=stats.infra_errors,
+        stopped=stats.stopped,
+        failure_reasons=stats.failure_reasons,
     )

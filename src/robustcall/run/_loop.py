@@ -5,7 +5,9 @@ episode -> a trajectory) all go through :func:`run_loop`; what differs is the un
 and what its record is. Kill the process at any moment and ``resume=True`` finishes the run:
 records already written are kept (a torn last line is cut), records that ended in an
 infrastructure error are dropped so that they are done again, and nothing is done twice. After
-``stop_after`` identical infrastructure errors in a row no new unit is started.
+``stop_after`` identical infrastructure errors in a row (failed attempts that were retried count:
+``models.FailureWatch``) no new unit is started, requests waiting out a retry backoff give up at
+once and nothing more is sent.
 """
 
 from __future__ import annotations
@@ -26,16 +28,16 @@ from robustcall.core import (
     ExistingOutputError,
     InputError,
     JsonlAppender,
+    RunFailed,
     read_checkpoint,
     remove_stale_tmp,
     write_jsonl,
 )
-from robustcall.models import DEFAULT_CONCURRENCY, backoff_lender
+from robustcall.models import DEFAULT_CONCURRENCY, FailureWatch, UnitWatch, backoff_lender, failure_watch
+from robustcall.models import STOP_AFTER as STOP_AFTER  # re-exported: the run commands name it from here
 
-STOP_AFTER = 5
-"""A run stops after this many identical infrastructure errors in a row (an endpoint that answers
-every request with the same HTTP 400, or that cannot be reached): asking thousands more only
-repeats the server's message."""
+EXIT_INFRA = 3
+"""The exit status of a command whose run stopped on, or finished with, infrastructure errors."""
 
 U = TypeVar("U")
 R = TypeVar("R", bound=BaseModel)
@@ -72,6 +74,19 @@ class RunStats:
     def top_failures(self, n: int = 3) -> list[tuple[str, int]]:
         """The ``n`` most common infrastructure errors with their counts, most common first."""
         return sorted(self.failure_reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
+def one_line(reason: str, limit: int = 300) -> str:
+    """A failure's text (a server's message may span lines) on one line, at most ``limit`` characters."""
+    flat = " ".join(reason.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def stopped_failure(stop_after: int, reason: str, then: str) -> RunFailed:
+    """The error of a run stopped after ``stop_after`` identical failures; ``then`` says what next."""
+    return RunFailed(
+        f"stopped after {stop_after} identical failures in a row: {one_line(reason)}\n{then}", exit_code=EXIT_INFRA
+    )
 
 
 @dataclass(frozen=True)
@@ -126,9 +141,10 @@ async def run_loop(
     """Do every unit whose key is not yet in ``path`` and append its record (``work``'s line).
 
     ``concurrency`` units are in progress at once. After ``stop_after`` identical infrastructure
-    errors in a row (0: never) no new unit is started; the ones in flight are finished and recorded,
-    and ``RunStats.stopped`` says why. An exception out of ``work`` ends the run after the records
-    finished so far are written (``resume`` goes on from there)."""
+    errors in a row (0: never; retried attempts count) no new unit is started, the ones in flight
+    end without asking again and are recorded, and ``RunStats.stopped`` says why. An exception out
+    of ``work`` ends the run after the records finished so far are written (``resume`` goes on
+    from there)."""
     if concurrency < 1:
         raise InputError(f"concurrency must be >= 1, got {concurrency}")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,8 +154,7 @@ async def run_loop(
     stats.already_done = len(units) - len(todo)
     del done
     pending = iter(todo)  # shared by the workers; the loop is single-threaded
-    last_reason: str | None = None  # the last record's infra error and how many times in a row it came
-    in_a_row = 0
+    watch = FailureWatch(stop_after)  # every attempt's failure, from the model client and from records
 
     # Everything alive now (the units above all) lives through the run: freezing it keeps the
     # cyclic GC from rescanning thousands of records on every collection (about 10% of a fast run).
@@ -189,12 +204,13 @@ async def run_loop(
                     owed += 1
 
         async def worker() -> None:
-            nonlocal last_reason, in_a_row
             backoff_lender.set(lend)  # this task's own context
             try:
                 for unit in pending:
-                    if stats.stopped is not None:
+                    if watch.stopped is not None:
                         break
+                    unit_watch = UnitWatch(watch)
+                    failure_watch.set(unit_watch)
                     outcome = await work(unit)
                     if not lines:  # the first record of this loop turn: write the turn's records at its end
                         loop.call_soon(flush)
@@ -205,12 +221,10 @@ async def run_loop(
                         stats.infra_errors += 1
                         stats.infra_ids.append(outcome.ident)
                         stats.failure_reasons[reason] += 1
-                        in_a_row = in_a_row + 1 if reason == last_reason else 1
-                        last_reason = reason
-                        if stop_after and in_a_row >= stop_after and stats.stopped is None:
-                            stats.stopped = reason
+                        if not unit_watch.saw_failure:  # not through a watched client (an exception of ours)
+                            watch.failed(reason)
                     else:
-                        last_reason, in_a_row = None, 0
+                        watch.succeeded()
                     if owed:  # a retry done waiting took our place: retire
                         give_up_place()
                         return
@@ -233,6 +247,7 @@ async def run_loop(
             for task in tasks:
                 task.cancel()
             raise
+    stats.stopped = watch.stopped
     if fsync:
         os.sync()
     return stats

@@ -22,7 +22,6 @@ from robustcall.core import (
     RUN_META,
     TRAJECTORIES,
     ExistingOutputError,
-    RunFailed,
     Trajectory,
     TrajectoryRunMeta,
     read_trajectory_run_meta,
@@ -33,7 +32,7 @@ from robustcall.interface import InterfaceEnv, Mode, annotate, interface_map
 from robustcall.models import make_model
 from robustcall.run._episode import run_episode
 from robustcall.run._episodes import read_trajectories, run_episodes
-from robustcall.run._loop import STOP_AFTER
+from robustcall.run._loop import STOP_AFTER, stopped_failure
 
 PIPE_IDENTITY = ("env", "data", "model", "level", "format", "max_steps", "seed")
 """What a resumed PIPE run must agree on (the dual order may differ: both go into one directory)."""
@@ -141,8 +140,9 @@ async def run_pipe(
     finally:
         await model.aclose()
     if stats.stopped is not None:
-        raise RunFailed(
-            f"stopped after {stop_after} identical failures in a row: {stats.stopped}\n"
-            f"fix the endpoint or the request, then `--resume` (episodes so far are in {out})"
+        raise stopped_failure(
+            stop_after,
+            stats.stopped,
+            f"fix the endpoint or the request, then `--resume` (episodes so far are in {out})",
         )
     return read_trajectories(out, what="a PIPE run")
