@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import resource
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _live_server import LiveServer, free_port
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
@@ -61,3 +67,42 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         conn.execute(text("DROP TABLE IF EXISTS submissions"))
     engine.dispose()
     yield PG_URL
+
+
+@pytest.fixture
+def serve(lb_data: dict[str, Path], tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    """Start ``leaderboard serve`` with extra options (and ``nofile``: its ``ulimit -n``); every
+    server started is stopped at the end of the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(*options: str, nofile: int | None = None) -> LiveServer:
+        port = free_port()
+        cmd = [
+            sys.executable, "-m", "robustcall.cli.main", "leaderboard", "serve", "--bench", str(lb_data["bench"]),
+            "--db", f"sqlite:///{tmp_path / f'lb{len(started)}.db'}", "--port", str(port), *options,
+        ]  # fmt: skip
+
+        def limit_descriptors() -> None:
+            if nofile is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limit_descriptors)
+        started.append(proc)
+        server = LiveServer(proc, port)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{server.base}/api/submissions", timeout=2).read()
+                return server
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.2)
+
+    yield start
+    for proc in started:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)

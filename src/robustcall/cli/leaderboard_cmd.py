@@ -29,11 +29,24 @@ def serve(
     max_storage_mb: int = typer.Option(2048, min=0, help="Total storage for submissions (0: no limit; 507 past it)."),
     uploads_per_hour: int = typer.Option(30, min=0, help="Upload attempts per client address per hour (0: no limit)."),
     page_size: int = typer.Option(50, min=1, max=500, help="Rows per page of the ranked table."),
+    forwarded_allow_ips: str = typer.Option(
+        "",
+        help="Comma-separated proxy addresses whose X-Forwarded-For is believed (default: none; the rate "
+        "limit then counts the connecting address).",
+    ),
+    max_connections: int = typer.Option(
+        0, min=0, help="Open client connections at most; past it the oldest idle one is closed (0: fit `ulimit -n`)."
+    ),
+    header_timeout: float = typer.Option(
+        10.0, min=0.1, help="Seconds a client has to send a request's headers before its connection is closed."
+    ),
 ) -> None:
     """Serve the upload page, the ranked table, per-submission pages and the JSON API."""
+    import dataclasses
+
     import uvicorn
 
-    from robustcall.web import Limits, StoreError, TokenBook, TokenError, create_app
+    from robustcall.web import ConnectionLimits, Limits, StoreError, TokenBook, TokenError, create_app, server_config
 
     try:
         book = TokenBook.load(tokens)
@@ -49,7 +62,12 @@ def serve(
         app = create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits)
     except StoreError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from None
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    connections = ConnectionLimits.for_descriptor_limit(header_timeout_s=header_timeout)
+    if max_connections:
+        connections = dataclasses.replace(connections, max_connections=max_connections)
+    proxies = [ip.strip() for ip in forwarded_allow_ips.split(",") if ip.strip()]
+    config = server_config(app, host=host, port=port, limits=connections, forwarded_allow_ips=proxies)
+    uvicorn.Server(config).run()
 
 
 def register(app: typer.Typer) -> None:

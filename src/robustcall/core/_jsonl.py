@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -30,9 +30,21 @@ def dump_record(record: BaseModel) -> str:
     return record.model_dump_json(by_alias=True, exclude_none=True)
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSONL text, split on ``\\n`` only. JSON strings may hold U+2028, U+2029,
+    U+0085 and other characters that ``str.splitlines`` (and Python's universal newlines) break
+    lines at; JSONL's only line break is ``\\n`` (a ``\\r`` before it is JSON whitespace)."""
+    return text.split("\n")
+
+
+def open_jsonl(path: Path | str) -> TextIO:
+    """``path`` opened for reading as UTF-8 text whose lines end at ``\\n`` only (see :func:`jsonl_lines`)."""
+    return open(path, encoding="utf-8", newline="\n")
+
+
 def iter_json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, parsed_json)`` for every non-blank line."""
-    with open(path, encoding="utf-8") as fh:
+    with open_jsonl(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

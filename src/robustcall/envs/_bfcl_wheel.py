@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import ToolSpec
+from robustcall.core import ToolSpec, jsonl_lines
 from robustcall.sources import fetch_bfcl
 
 _BACKEND = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
@@ -64,7 +64,7 @@ def _wheel() -> Path:
 
 def _jsonl(zf: zipfile.ZipFile, member: str) -> list[dict[str, Any]]:
     text = zf.read(member).decode("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [json.loads(line) for line in jsonl_lines(text) if line.strip()]
 
 
 @cache

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import ToolCall, ToolSpec
+from robustcall.core import ToolCall, ToolSpec, jsonl_lines
 from robustcall.envs._protocol import EnvReset, EnvStep
 
 MAX_ROWS = 30
@@ -109,7 +109,7 @@ def load_tasks(path: Path) -> tuple[list[DbTask], list[str]]:
     """The usable tasks of a DBBench file, and the ids left out (gold mutation SQLite rejects)."""
     file = path / "dev.jsonl" if path.is_dir() else path
     tasks, skipped = [], []
-    for k, line in enumerate(file.read_text(encoding="utf-8").splitlines()):
+    for k, line in enumerate(jsonl_lines(file.read_text(encoding="utf-8"))):
         if not line.strip():
             continue
         r = json.loads(line)

@@ -28,6 +28,7 @@ from robustcall.core import (
     RunMeta,
     Sample,
     ToolCall,
+    jsonl_lines,
     read_checkpoint,
     record_key,
     write_jsonl,
@@ -81,7 +82,7 @@ def read_result_lines(folder: Path) -> Iterable[tuple[Path, int, dict[str, Any]]
     if not files:
         raise BfclFileError(f"no {RESULT_GLOB} files under {folder}: is it a `bfcl generate` result folder?")
     for path in files:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(jsonl_lines(path.read_text(encoding="utf-8")), 1):
             if not line.strip():
                 continue
             try:

@@ -44,7 +44,7 @@ class RecordedModel:
 def _latest_lines(path: Path) -> list[bytes]:
     """The last line of every episode id, sorted (resume may have appended a newer record of an id)."""
     latest: dict[str, bytes] = {}
-    for line in path.read_bytes().splitlines():
+    for line in path.read_bytes().split(b"\n"):  # JSONL breaks lines at \n only
         if line.strip():
             record = json.loads(line)
             if record.get("termination") != "infra":

@@ -23,6 +23,7 @@ from robustcall.core import (
     Verdict,
     atomic_write_text,
     iter_checkpoint,
+    open_jsonl,
     read_run_meta,
     record_key,
     write_jsonl,
@@ -75,7 +76,7 @@ def refuse_duplicates(path: Path, keys: list[tuple[str, str]]) -> None:
         return
     first: dict[tuple[str, str], int] = {}
     lineno = 0
-    with open(path, encoding="utf-8") as fh:
+    with open_jsonl(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec
+from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec, open_jsonl
 from robustcall.sources._common import (
     Skips,
     combined_sha256,
@@ -188,7 +188,7 @@ def _in_dialogue(golden: list[GoldenAnswer], turns: list[dict[str, Any]]) -> boo
 
 def _read_dialogue(path: Path) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
+    with open_jsonl(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if line.strip():
                 try:

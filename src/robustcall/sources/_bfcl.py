@@ -47,6 +47,7 @@ from robustcall.core import (
     ToolSpec,
     cache_dir,
     file_sha256,
+    jsonl_lines,
 )
 from robustcall.sources._common import Skips
 from robustcall.sources._types import LoadResult, SourceError, SourceFormatError
@@ -134,7 +135,7 @@ def _read_member(zf: zipfile.ZipFile, wheel: Path, member: str) -> tuple[list[tu
     except KeyError:
         raise SourceFormatError(f"{wheel}: no member {member} (is this bfcl-eval {BFCL_VERSION}?)") from None
     out: list[tuple[int, Any]] = []
-    for lineno, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(jsonl_lines(raw.decode("utf-8")), start=1):
         if not line.strip():
             continue
         try:

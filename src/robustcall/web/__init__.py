@@ -3,11 +3,15 @@
 from robustcall.web._app import Limits, create_app
 from robustcall.web._bench_index import BenchIndex
 from robustcall.web._guard import RateLimiter, TokenBook, TokenError
+from robustcall.web._names import name_key
+from robustcall.web._serve import ConnectionLimits, GuardedHttpProtocol, server_config
 from robustcall.web._store import Store, StoreError, Submission
 from robustcall.web._upload import UploadError, parse_upload, score_upload
 
 __all__ = [
     "BenchIndex",
+    "ConnectionLimits",
+    "GuardedHttpProtocol",
     "Limits",
     "RateLimiter",
     "Store",
@@ -17,6 +21,8 @@ __all__ = [
     "TokenError",
     "UploadError",
     "create_app",
+    "name_key",
     "parse_upload",
     "score_upload",
+    "server_config",
 ]

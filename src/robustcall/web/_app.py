@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hmac
 import json
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,8 @@ from starlette.routing import Route
 from robustcall.core import TAXONOMY, TYPES, dump_record
 from robustcall.metrics import Summary, frac, heat_text
 from robustcall.web._bench_index import BenchIndex
-from robustcall.web._guard import BodyLimit, RateLimiter, TokenBook
+from robustcall.web._guard import BodyLimit, RateLimiter, SecurityHeaders, TokenBook
+from robustcall.web._names import name_problem
 from robustcall.web._store import MAX_ID, NameTaken, NewSubmission, StorageFull, Store, Submission
 from robustcall.web._upload import UploadError, score_upload
 
@@ -33,8 +36,20 @@ DEFAULT_MAX_STORAGE = 2 * 1024**3
 DEFAULT_UPLOADS_PER_HOUR = 30
 DEFAULT_PAGE_SIZE = 50
 MAX_API_LIMIT = 500
+UPLOADED = "uploaded"
+"""Where every stored row's predictions come from: an uploader's file, self-reported and scored
+here; the server runs no model itself, so no row is ``server-run`` (docs/leaderboard.md, "What the
+board can verify")."""
 FORM_OVERHEAD = 64 * 1024
 """Room for the multipart framing and the other fields of a form upload."""
+
+
+def _natural(raw: str) -> int | None:
+    """A non-negative decimal integer of at most 19 ASCII digits (ids are below 2^63), else ``None``:
+    "²", "١" and 5,000-digit strings are not numbers here (``int`` would refuse or choke on them)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
+        return None
+    return int(raw)
 
 
 def _pct(x: float | None) -> str:
@@ -48,6 +63,7 @@ def _row(sub: Submission, rank: int) -> dict[str, Any]:
         "id": sub.id,
         "model": sub.model_name,
         "partial": sub.partial,
+        "origin": UPLOADED,
         "pert": _pct(sub.pert_acc),
         "clean": _pct(sub.clean_acc),
         **{c: _pct(sub.component_acc(c)) for c in COMPONENTS},
@@ -64,6 +80,7 @@ def _api_row(sub: Submission) -> dict[str, Any]:
         "model": sub.model_name,
         "submitted": sub.created_at.isoformat(),
         "bench_version": sub.bench_version,
+        "origin": UPLOADED,
         "partial": sub.partial,
         "answered": sub.answered,
         "expected": sub.expected,
@@ -161,6 +178,11 @@ def create_app(
     bench = BenchIndex.load(bench_dir)
     store = Store(db_url, max_storage_bytes=limits.max_storage_bytes)
     uploads = RateLimiter(limits.uploads_per_hour, 3600.0)
+    # uploads are parsed and scored one at a time, always on the same thread: the work is CPU-bound
+    # (one thread is as fast as several under the GIL), only one upload's parsed records are in
+    # memory at once, and the memory freed after each is reused by the next rather than scattered
+    # over the allocator arenas of many worker threads (issue 30: RSS < 300 MB through any sequence)
+    scorer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="score-upload")
     env = Environment(loader=PackageLoader("robustcall.web", "templates"), autoescape=select_autoescape())
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -171,8 +193,9 @@ def create_app(
 
     def ingest(model: str, data: bytes, owner: str) -> Submission:
         model = model.strip()
-        if not model or len(model) > 200:
-            raise UploadError("rejected: a model name of 1 to 200 characters is required")
+        problem = name_problem(model)
+        if problem is not None:
+            raise UploadError(problem)
         scored = score_upload(data, bench, max_bytes=max_upload)
         cov = scored.coverage
         summary = scored.summary
@@ -202,7 +225,7 @@ def create_app(
             return 413, f"rejected: the upload is {len(data):,} bytes; the limit is {max_upload:,}"
         try:
             owner = book.owner(token or None, model.strip())
-            return await run_in_threadpool(ingest, model, data, owner)
+            return await asyncio.get_running_loop().run_in_executor(scorer, ingest, model, data, owner)
         except PermissionError as exc:
             return 403, str(exc)
         except NameTaken as exc:
@@ -225,8 +248,8 @@ def create_app(
         )
 
     def page_number(request: Request) -> int | None:
-        raw = request.query_params.get("page", "1")
-        return int(raw) if raw.isdigit() and 0 < int(raw) <= 1_000_000 else None
+        number = _natural(request.query_params.get("page", "1"))
+        return number if number is not None and 0 < number <= 1_000_000 else None
 
     async def table(request: Request, number: int, status: int = 200, error: str | None = None) -> Response:
         size = limits.page_size
@@ -259,9 +282,13 @@ def create_app(
         return RedirectResponse(f"/submissions/{got.id}", status_code=303)
 
     def submission_id(request: Request) -> int | Response:
-        sid = int(request.path_params["sid"])
-        if sid > MAX_ID:
-            return JSONResponse({"error": f"bad submission id: ids are below 2^63, got {sid}"}, status_code=400)
+        raw: str = request.path_params["sid"]
+        if not (raw.isascii() and raw.isdigit()):
+            return JSONResponse({"error": f"no such submission: {raw[:40]!r} is not an id"}, status_code=404)
+        sid = _natural(raw)
+        if sid is None or sid > MAX_ID:
+            shown = raw if len(raw) <= 40 else f"{raw[:20]}… ({len(raw):,} digits)"
+            return JSONResponse({"error": f"bad submission id: ids are below 2^63, got {shown}"}, status_code=400)
         return sid
 
     async def submission_page(request: Request) -> Response:
@@ -278,6 +305,7 @@ def create_app(
         return page(
             "submission.html",
             sub=sub,
+            origin=UPLOADED,
             date=sub.created_at.strftime("%Y-%m-%d %H:%M UTC"),
             groups=_groups(summary),
             heat=_heat(summary),
@@ -287,12 +315,13 @@ def create_app(
 
     async def api_list(request: Request) -> Response:
         q = request.query_params
-        offset, limit = q.get("offset", "0"), q.get("limit", str(limits.page_size))
-        if not (offset.isdigit() and limit.isdigit()) or int(limit) > MAX_API_LIMIT or int(offset) > MAX_ID:
+        offset, limit = _natural(q.get("offset", "0")), _natural(q.get("limit", str(limits.page_size)))
+        if offset is None or limit is None or limit > MAX_API_LIMIT or offset > MAX_ID:
             return JSONResponse(
-                {"error": f"bad paging: offset >= 0 and limit 0..{MAX_API_LIMIT} (integers)"}, status_code=400
+                {"error": f"bad paging: offset 0..2^63-1 and limit 0..{MAX_API_LIMIT} (decimal integers)"},
+                status_code=400,
             )
-        subs = await run_in_threadpool(store.page, int(offset), int(limit))
+        subs = await run_in_threadpool(store.page, offset, limit)
         return JSONResponse([_api_row(s) for s in subs])
 
     async def api_create(request: Request) -> Response:
@@ -346,23 +375,24 @@ def create_app(
     routes = [
         Route("/", index),
         Route("/submit", submit_form, methods=["POST"]),
-        Route("/submissions/{sid:int}", submission_page),
+        Route("/submissions/{sid}", submission_page),
         Route("/api/submissions", api_list),
         Route("/api/submissions", api_create, methods=["POST"]),
-        Route("/api/submissions/{sid:int}", api_get),
-        Route("/api/submissions/{sid:int}", api_delete, methods=["DELETE"]),
-        Route("/api/submissions/{sid:int}/verdicts", api_verdicts),
+        Route("/api/submissions/{sid}", api_get),
+        Route("/api/submissions/{sid}", api_delete, methods=["DELETE"]),
+        Route("/api/submissions/{sid}/verdicts", api_verdicts),
     ]
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
+        scorer.shutdown(wait=True)
         store.dispose()
 
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(BodyLimit, max_bytes=max_upload + FORM_OVERHEAD)],
+        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=max_upload + FORM_OVERHEAD)],
         exception_handlers={HTTPException: http_error},
     )
     app.state.store = store

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -33,7 +34,10 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, deferred, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, deferred, mapped_column, sessionmaker
+
+from robustcall.web._guard import ANONYMOUS
+from robustcall.web._names import name_key
 
 MAX_ID = 2**63 - 1
 """Largest submission id a database column holds; a larger one in a URL is bad input."""
@@ -46,8 +50,12 @@ class Base(DeclarativeBase):
 class Submission(Base):
     __tablename__ = "submissions"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    # 64-bit ids on PostgreSQL (any id a URL may carry, up to MAX_ID, fits the column); SQLite's
+    # INTEGER PRIMARY KEY is 64-bit already and must be spelled INTEGER to autoincrement
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
     model_name: Mapped[str] = mapped_column(String(200), index=True)
+    name_key: Mapped[str] = mapped_column(String(800), index=True)
+    """What names are compared by (``_names.name_key``): look-alike names share it."""
     owner: Mapped[str] = mapped_column(String(64))
     """Who holds the name: ``token:<sha256 prefix>`` of the upload token, or ``anonymous``."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -109,7 +117,7 @@ class StoreError(RuntimeError):
 
 
 class NameTaken(ValueError):
-    """The model name is on the board under another owner."""
+    """The model name, or one that looks like it, is on the board under another owner."""
 
 
 class StorageFull(ValueError):
@@ -153,8 +161,10 @@ class Store:
         verdicts_gz = gzip.compress(new.verdicts_jsonl.encode("utf-8"), mtime=0)
         raw_gz = gzip.compress(new.raw_upload, mtime=0)
         size = len(verdicts_gz) + len(raw_gz) + len(new.summary_json) + len(new.coverage_json)
+        key = name_key(new.model_name)
         row = Submission(
             model_name=new.model_name,
+            name_key=key,
             owner=new.owner,
             created_at=datetime.now(UTC),
             bench_version=new.bench_version,
@@ -176,11 +186,7 @@ class Store:
             raw_upload_gz=raw_gz,
         )
         with self._write_lock, self._session.begin() as session:
-            holder = session.scalars(
-                select(Submission.owner).where(Submission.model_name == new.model_name).limit(1)
-            ).first()
-            if holder is not None and holder != new.owner:
-                raise NameTaken(f"rejected: the name {new.model_name!r} is on the board under another uploader")
+            self._check_name(session, new, key)
             if self.max_storage_bytes is not None:
                 used = session.scalar(select(func.coalesce(func.sum(Submission.stored_bytes), 0))) or 0
                 if used + size > self.max_storage_bytes:
@@ -190,6 +196,23 @@ class Store:
                     )
             session.add(row)
         return row
+
+    @staticmethod
+    def _check_name(session: Session, new: NewSubmission, key: str) -> None:
+        """Raise :class:`NameTaken` when a name that looks like ``new``'s is held by another owner,
+        or, for an anonymous upload, is a different spelling (anonymous names are shared as shown,
+        so a look-alike could only pass for the original)."""
+        holders = session.execute(
+            select(Submission.model_name, Submission.owner).where(Submission.name_key == key).distinct().limit(50)
+        ).all()
+        for name, owner in holders:
+            if name == new.model_name and owner != new.owner:
+                raise NameTaken(f"rejected: the name {name!r} is on the board under another uploader")
+            if name != new.model_name and (owner != new.owner or owner == ANONYMOUS):
+                raise NameTaken(
+                    f"rejected: the name {new.model_name!r} looks like {name!r}, which is on the board "
+                    "(names are compared after Unicode NFKC, case folding and TR39 confusable skeletons)"
+                )
 
     def page(self, offset: int = 0, limit: int = 50) -> list[Submission]:
         """Submissions ranked best Pert. Acc. first (ties: earlier first), ``limit`` from ``offset``;

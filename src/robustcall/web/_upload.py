@@ -12,7 +12,10 @@ wrong (ranking uses every expected record; docs/leaderboard.md).
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -24,7 +27,7 @@ from robustcall.score import score_records
 from robustcall.web._bench_index import BenchIndex
 
 MAX_ERRORS = 20
-"""Problems listed in one rejection message (the count of the rest is given)."""
+"""Problems listed in one rejection message; reading an upload stops at the last of them."""
 
 
 class UploadError(ValueError):
@@ -53,83 +56,105 @@ class ScoredUpload:
     coverage: Coverage
 
 
-def _one_json_document(text: str) -> bool:
-    """Whether ``text`` is a single multi-line JSON document (``summary.json``, a JSON array),
-    which read line by line would give one "not JSON" error per line."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) < 2:
+def _starts_a_document(first: bytes, more_lines: bool) -> bool:
+    """Whether the first non-blank line opens a JSON value (``{`` or ``[``) that does not end on
+    that line while more lines follow: a single JSON document spread over several lines
+    (``summary.json``, a pretty-printed array), which read line by line would give one "not JSON"
+    error per line. Decided from the first line alone: the whole document is never parsed."""
+    head = first.strip()
+    if not more_lines or not head.startswith((b"{", b"[")):
         return False
     try:
-        json.loads(lines[0])
-        return False  # the first line is a record of its own: JSONL (perhaps with bad lines)
-    except json.JSONDecodeError:
-        pass
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
+        json.loads(head)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(head)  # the value ran out of input: it goes on past this line
+    except (ValueError, RecursionError):  # not UTF-8, too deep, a 4,300-digit integer: read below
         return False
-    return True
+    return False
+
+
+def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(line_number, line)`` for each non-blank line of a JSONL upload, split on ``\\n`` only
+    (U+2028, U+0085 and a lone ``\\r`` are characters of a line, as in JSON itself); one line in
+    memory at a time."""
+    for lineno, line in enumerate(io.BytesIO(data), start=1):
+        if line.strip():
+            yield lineno, line
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What an accepted line gives: its record id, the model's output (``None``: labelled an infra
+    error, unanswered) and the uploader's model label."""
+
+    id: str
+    prediction: Prediction | None
+    model: str
+
+
+def _read_line(lineno: int, line: bytes, bench: BenchIndex, seen: dict[str, int]) -> _Answer | str:
+    """The line's answer, or the problem with it."""
+    try:
+        obj = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return f"line {lineno}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except json.JSONDecodeError as exc:
+        return f"line {lineno}: not JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return f"line {lineno}: JSON nested too deeply to read"
+    except ValueError as exc:  # e.g. an integer past Python's 4,300-digit limit
+        return f"line {lineno}: unreadable JSON ({str(exc)[:120]})"
+    if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+        return f"line {lineno}: expected an object with a string 'id'"
+    rid = obj["id"]
+    if rid not in bench.samples:
+        return f"line {lineno}: id {rid[:200]!r} is not in benchmark version {bench.version}"
+    if rid in seen:
+        return f"line {lineno}: duplicate id {rid!r} (first on line {seen[rid]})"
+    seen[rid] = lineno
+    try:
+        prediction = _model_output(Prediction.model_validate(obj.get("prediction")))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in ("prediction", *err["loc"]))
+        return f"line {lineno}: {where}: {err['msg']}"
+    except (RecursionError, ValueError) as exc:
+        return f"line {lineno}: prediction unreadable ({type(exc).__name__})"
+    return _Answer(rid, prediction, str(obj.get("model", ""))[:200])
 
 
 def parse_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> list[PredictionRecord]:
-    """Every line checked (JSON, ``id`` known to this benchmark version, no duplicate, a valid
-    ``prediction`` block); raises :class:`UploadError` listing the problems, else the records."""
+    """Every line checked (UTF-8 JSON, ``id`` known to this benchmark version, no duplicate, a
+    valid ``prediction`` block); raises :class:`UploadError` listing the problems, else the records.
+
+    Bounded memory whatever the upload: lines are read one at a time, reading stops at the
+    :data:`MAX_ERRORS`-th problem, and what is kept (the records) is bounded by the benchmark's
+    size, each id at most once."""
     if len(data) > max_bytes:
         raise UploadError(f"upload is {len(data):,} bytes; the limit is {max_bytes:,}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UploadError(f"upload is not UTF-8 text: {exc}") from None
-    if _one_json_document(text):
-        raise UploadError(
-            "rejected: not JSONL: the upload is one JSON document spread over several lines; "
-            "upload a run's predictions.jsonl (one prediction record per line)"
-        )
     problems: list[str] = []
     seen: dict[str, int] = {}
     records: list[PredictionRecord] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {lineno}: not JSON ({exc.msg} at column {exc.colno})")
-            continue
-        except RecursionError:
-            problems.append(f"line {lineno}: JSON nested too deeply to read")
-            continue
-        except ValueError as exc:  # e.g. an integer past Python's 4,300-digit limit
-            problems.append(f"line {lineno}: unreadable JSON ({str(exc)[:120]})")
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
-            problems.append(f"line {lineno}: expected an object with a string 'id'")
-            continue
-        rid = obj["id"]
-        sample = bench.samples.get(rid)
-        if sample is None:
-            problems.append(f"line {lineno}: id {rid!r} is not in benchmark version {bench.version}")
-            continue
-        if rid in seen:
-            problems.append(f"line {lineno}: duplicate id {rid!r} (first on line {seen[rid]})")
-            continue
-        seen[rid] = lineno
-        try:
-            prediction = _model_output(Prediction.model_validate(obj.get("prediction")))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in ("prediction", *err["loc"]))
-            problems.append(f"line {lineno}: {where}: {err['msg']}")
-            continue
-        except (RecursionError, ValueError) as exc:
-            problems.append(f"line {lineno}: prediction unreadable ({type(exc).__name__})")
-            continue
-        if prediction is None:  # labelled an infra error by the uploader: unanswered
-            continue
-        records.append(PredictionRecord(**dict(sample), prediction=prediction, model=str(obj.get("model", ""))))
+    lines = jsonl_lines(data)
+    first, second = next(lines, None), next(lines, None)
+    if first is not None and _starts_a_document(first[1], more_lines=second is not None):
+        raise UploadError(
+            "rejected: not JSONL: the first line opens a JSON value that goes on over the next lines "
+            "(one JSON document, such as a summary.json or a pretty-printed array); "
+            "upload a run's predictions.jsonl (one prediction record per line)"
+        )
+    for lineno, line in itertools.chain((x for x in (first, second) if x is not None), lines):
+        got = _read_line(lineno, line, bench, seen)
+        if isinstance(got, str):
+            problems.append(got)
+            if len(problems) == MAX_ERRORS:
+                break
+        elif got.prediction is not None:  # None: labelled an infra error by the uploader, unanswered
+            sample = bench.samples[got.id]
+            records.append(PredictionRecord(**dict(sample), prediction=got.prediction, model=got.model))
     if problems:
-        more = f" (and {len(problems) - MAX_ERRORS} more)" if len(problems) > MAX_ERRORS else ""
-        raise UploadError("rejected: " + "; ".join(problems[:MAX_ERRORS]) + more)
+        more = f" (reading stopped at the {MAX_ERRORS}th problem)" if len(problems) == MAX_ERRORS else ""
+        raise UploadError("rejected: " + "; ".join(problems) + more)
     if not records:
         raise UploadError("rejected: the upload answers no record (none, or all labelled infrastructure errors)")
     return records

@@ -1,0 +1,42 @@
+"""Model names on the board: which are refused outright, and which count as the same name.
+
+Two names are the same name when they look the same: their keys are equal. The key is ICU's
+NFKC_Casefold (compatibility forms such as full-width letters folded, case folded, default-ignorable
+characters such as U+200B ZERO WIDTH SPACE and U+00AD SOFT HYPHEN removed), then the confusable
+skeleton of Unicode TR39 (Cyrillic "о" and Latin "o", U+2010 HYPHEN and "-", "rn" and "m" share
+one), folded again. Both steps come from ICU (PyICU), which tracks the Unicode data files; no
+table is kept here. The name itself is stored and shown as given.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import icu  # type: ignore[import-untyped]
+
+MAX_NAME_CHARS = 200
+
+
+@lru_cache(maxsize=1)
+def _tools() -> tuple[object, object]:
+    return icu.Normalizer2.getNFKCCasefoldInstance(), icu.SpoofChecker()
+
+
+def name_key(name: str) -> str:
+    """What a name is compared by (module docstring); equal keys look alike."""
+    fold, spoof = _tools()
+    skeleton = spoof.getSkeleton(0, fold.normalize(name))  # type: ignore[attr-defined]
+    key: str = fold.normalize(skeleton)  # type: ignore[attr-defined]
+    return key
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a model name on the board (``None``: it can)."""
+    if not name or len(name) > MAX_NAME_CHARS:
+        return f"rejected: a model name of 1 to {MAX_NAME_CHARS} characters is required"
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
+        return "rejected: a model name cannot contain control characters (NUL, line breaks, tabs)"
+    if not name_key(name).strip():
+        return "rejected: a model name needs a visible character"
+    return None
