@@ -9,10 +9,13 @@ from robustcall.train import REWARD_NAMES, REWARDS, register_reward, reward_func
 
 
 def test_the_built_in_scorer_kinds() -> None:
-    assert list(SCORERS) == ["hf", "judge", "schema", "bfcl"]
-    assert SCORER_HELP == "hf:<path-or-id>[#<file.gguf>] | judge:local | judge:<model>@<base_url> | schema | bfcl"
+    assert list(SCORERS) == ["hf", "judge", "pooling", "schema", "bfcl"]
+    assert SCORER_HELP == (
+        "hf:<path-or-id>[#<file.gguf>] | judge:local | judge:<model>@<base_url> | "
+        "pooling:<model>@<base_url>[#sigmoid] | schema | bfcl"
+    )
     assert isinstance(load_scorer("schema"), SchemaScorer) and isinstance(load_scorer("bfcl"), BfclScorer)
-    for bad in ("schema:x", "bfcl:", "hf", "hf:", "judge", "nope:x"):
+    for bad in ("schema:x", "bfcl:", "hf", "hf:", "judge", "nope:x", "pooling", "pooling:"):
         with pytest.raises(ValueError, match=r"bad scorer spec .*: expected hf:<path-or-id>"):
             load_scorer(bad)
 

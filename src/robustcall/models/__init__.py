@@ -19,7 +19,7 @@ from robustcall.models._http import HttpClient, HttpConnectionError, HttpRespons
 from robustcall.models._openai import OpenAIChatModel, RetryRequest, chat_url
 from robustcall.models._registry import MODEL_KINDS, ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
 from robustcall.models._replay import ReplayModel
-from robustcall.models._retry import BackoffLender, backoff_lender
+from robustcall.models._retry import BackoffLender, backoff_lender, backoff_s, retry_after_s, retryable_status
 from robustcall.models._scripted import (
     ENV_POLICIES,
     GIVE_UP_TEXT,
@@ -90,6 +90,7 @@ __all__ = [
     "UnitWatch",
     "Watch",
     "backoff_lender",
+    "backoff_s",
     "chat_url",
     "check_spec",
     "env_policy",
@@ -106,6 +107,8 @@ __all__ = [
     "policy",
     "register_model_kind",
     "resolve_base_url",
+    "retry_after_s",
+    "retryable_status",
     "scripted_model",
     "scripted_names",
     "settings_source",

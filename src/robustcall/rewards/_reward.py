@@ -68,8 +68,21 @@ def _judge(spec: ScorerSpec) -> OutputScorer:
     return JudgeScorer(model, seed=spec.seed, concurrency=spec.concurrency)
 
 
+def _pooling(spec: ScorerSpec) -> OutputScorer:
+    import os
+
+    from robustcall.rewards._pooling import PoolingScorer
+
+    target, _, flag = spec.rest.partition("#")
+    model, at, base_url = target.rpartition("@")
+    if not at or not model or not base_url or flag not in ("", "sigmoid"):
+        raise ValueError(f"bad scorer spec 'pooling:{spec.rest}': expected pooling:<model>@<base_url>[#sigmoid]")
+    return PoolingScorer(model, base_url, sigmoid=flag == "sigmoid", api_key=os.environ.get("ROBUSTCALL_RM_API_KEY"))
+
+
 register_scorer(ScorerKind("hf", "hf:<path-or-id>[#<file.gguf>]", _hf))
 register_scorer(ScorerKind("judge", "judge:local | judge:<model>@<base_url>", _judge))
+register_scorer(ScorerKind("pooling", "pooling:<model>@<base_url>[#sigmoid]", _pooling))
 register_scorer(ScorerKind("schema", "schema", lambda spec: SchemaScorer(), takes_rest=False))
 register_scorer(ScorerKind("bfcl", "bfcl", lambda spec: BfclScorer(), takes_rest=False))
 
@@ -84,8 +97,9 @@ def load_scorer(
 
     ``hf:<path>``: a ``transformers`` sequence classifier (``#file.gguf`` loads a GGUF from that
     directory); ``judge:...``: an LLM judge on the embedded model or any OpenAI-compatible endpoint
-    (Listing 2; pointwise scores by round robin); ``schema``: R_schema; ``bfcl``: our scorer against
-    gold registered on it (an input without gold scores 0).
+    (Listing 2; pointwise scores by round robin); ``pooling:<model>@<base_url>``: a reward model served
+    by vLLM's pooling API (``_pooling.py``; ``#sigmoid`` when it returns σ(logit)); ``schema``: R_schema;
+    ``bfcl``: our scorer against gold registered on it (an input without gold scores 0).
     """
     name, sep, rest = spec.partition(":")
     kind = SCORERS.get(name)

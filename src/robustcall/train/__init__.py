@@ -20,6 +20,11 @@ from robustcall.train._rewards import (
 )
 from robustcall.train._rlla import RllaItem, parse_row, read_items, read_rows, render_row
 from robustcall.train._sft import SftSettings, run_sft
+from robustcall.train._verl import VerlLaunch, missing_for_launch
+from robustcall.train._verl import command as verl_command
+from robustcall.train._verl import compose as compose_verl
+from robustcall.train._verl import overrides as verl_overrides
+from robustcall.train._verl import shell_script as verl_script
 
 __all__ = [
     "DEFAULT_REWARDS",
@@ -33,10 +38,13 @@ __all__ = [
     "RewardFn",
     "RllaItem",
     "SftSettings",
+    "VerlLaunch",
     "build_dr_data",
+    "compose_verl",
     "dr_full",
     "dr_mixed",
     "load_rows",
+    "missing_for_launch",
     "parse_row",
     "read_items",
     "read_rows",
@@ -47,4 +55,7 @@ __all__ = [
     "run_sft",
     "save_rows",
     "uniform_within_one",
+    "verl_command",
+    "verl_overrides",
+    "verl_script",
 ]
