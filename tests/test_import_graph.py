@@ -21,7 +21,7 @@ TOP = {"cli", "web", "interop", "inspect_task"}
 """The layer above ``run``: it may import anything."""
 
 LAYERS: list[set[str]] = [
-    {"core"},
+    {"core", "_native"},  # _native: the compiled-module list setup.py and --version read (no imports of ours)
     {"sources", "formats", "metrics"},
     {"models", "envs"},
     {"perturb", "faults", "interface", "score"},
