@@ -12,7 +12,7 @@ from robustcall.web import create_app
 
 
 def test_fractions_and_a_heat_strip_wrapped_by_component(lb_data: dict[str, Path], tmp_path: Path) -> None:
-    with TestClient(create_app(lb_data["bench"], f"sqlite:///{tmp_path / 'lb.db'}")) as client:
+    with TestClient(create_app(lb_data["bench"], f"sqlite:///{tmp_path / 'lb.db'}", paper_rows=False)) as client:
         sub = client.post("/api/submissions?model=first", content=lb_data["first_tool"].read_bytes()).json()
         index = client.get("/").text
         page = client.get(f"/submissions/{sub['id']}").text

@@ -40,6 +40,9 @@ def serve(
     header_timeout: float = typer.Option(
         10.0, min=0.1, help="Seconds a client has to send a request's headers before its connection is closed."
     ),
+    paper: bool = typer.Option(
+        True, "--paper/--no-paper", help="Rank the paper's 21 models (Tables 2 and 7-14) among the submissions."
+    ),
 ) -> None:
     """Serve the upload page, the ranked table, per-submission pages and the JSON API."""
     import dataclasses
@@ -59,7 +62,7 @@ def serve(
         page_size=page_size,
     )
     try:
-        app = create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits)
+        app = create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits, paper_rows=paper)
     except StoreError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from None
     connections = ConnectionLimits.for_descriptor_limit(header_timeout_s=header_timeout)

@@ -27,6 +27,7 @@ from robustcall.metrics import Summary, frac, heat_text
 from robustcall.web._bench_index import BenchIndex
 from robustcall.web._guard import BodyLimit, RateLimiter, SecurityHeaders, TokenBook
 from robustcall.web._names import name_problem
+from robustcall.web._reference import ReferenceRow, merged_page, reference_rows
 from robustcall.web._store import MAX_ID, NameTaken, NewSubmission, StorageFull, Store, Submission
 from robustcall.web._upload import UploadError, score_upload
 
@@ -71,6 +72,23 @@ def _row(sub: Submission, rank: int) -> dict[str, Any]:
         "asr": _pct(sub.attack_success),
         "records": f"{sub.answered:,}/{sub.expected:,}",
         "date": sub.created_at.strftime("%Y-%m-%d"),
+    }
+
+
+def _paper_row(ref: ReferenceRow, rank: int) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "paper": True,
+        "type": ref.type,
+        "model": ref.name,
+        "partial": False,
+        "pert": _pct(ref.pert_acc),
+        "clean": _pct(ref.clean_acc),
+        **{c: _pct(ref.components.get(c)) for c in COMPONENTS},
+        "beyond": "—",
+        "asr": "—",
+        "records": "—",
+        "date": "paper",
     }
 
 
@@ -166,10 +184,12 @@ def create_app(
     max_bytes: int | None = None,
     tokens: TokenBook | None = None,
     limits: Limits | None = None,
+    paper_rows: bool = True,
 ) -> Starlette:
     """The ASGI app. ``admin_token``: required (as ``Authorization: Bearer …``) to delete; none
     disables deletion. ``tokens``: operator-issued upload tokens (none: anonymous uploads).
-    ``max_bytes`` overrides ``limits.max_upload_bytes``."""
+    ``max_bytes`` overrides ``limits.max_upload_bytes``. ``paper_rows``: the paper's 21 models ranked
+    among the submissions, marked as the paper's (``GET /api/paper`` lists them)."""
     limits = limits or Limits()
     if max_bytes is not None:
         limits = dataclasses.replace(limits, max_upload_bytes=max_bytes)
@@ -184,6 +204,7 @@ def create_app(
     # over the allocator arenas of many worker threads (issue 30: RSS < 300 MB through any sequence)
     scorer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="score-upload")
     env = Environment(loader=PackageLoader("robustcall.web", "templates"), autoescape=select_autoescape())
+    refs = reference_rows() if paper_rows else []
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         html = env.get_template(name).render(
@@ -252,11 +273,16 @@ def create_app(
         return number if number is not None and 0 < number <= 1_000_000 else None
 
     async def table(request: Request, number: int, status: int = 200, error: str | None = None) -> Response:
-        size = limits.page_size
-        subs = await run_in_threadpool(store.page, (number - 1) * size, size + 1)
-        rows = [_row(s, (number - 1) * size + i + 1) for i, s in enumerate(subs[:size])]
-        more = len(subs) > size
-        return page("index.html", status, rows=rows, page=number, more=more, error=error)
+        merged = await run_in_threadpool(merged_page, store.page, refs, number, limits.page_size)
+        rows = [
+            _paper_row(row, rank) if isinstance(row, ReferenceRow) else _row(row, rank) for rank, row in merged.entries
+        ]
+        return page(
+            "index.html", status, rows=rows, page=number, more=merged.more, error=error, empty=merged.no_submissions
+        )
+
+    async def api_paper(request: Request) -> Response:
+        return JSONResponse([dataclasses.asdict(r) for r in refs])
 
     async def index(request: Request) -> Response:
         number = page_number(request)
@@ -381,6 +407,7 @@ def create_app(
         Route("/api/submissions/{sid}", api_get),
         Route("/api/submissions/{sid}", api_delete, methods=["DELETE"]),
         Route("/api/submissions/{sid}/verdicts", api_verdicts),
+        Route("/api/paper", api_paper),
     ]
 
     @contextlib.asynccontextmanager
