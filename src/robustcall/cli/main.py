@@ -9,6 +9,7 @@ import typer
 from robustcall.cli import (
     build_cmd,
     data_cmd,
+    envs_cmd,
     eval_cmd,
     export_cmd,
     faults_cmd,
@@ -74,6 +75,7 @@ commands = (
     build_cmd,
     model_cmd,
     eval_cmd,
+    envs_cmd,
     export_cmd,
     report_cmd,
     leaderboard_cmd,

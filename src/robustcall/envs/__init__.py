@@ -1,5 +1,6 @@
 """Multi-turn environments the agent acts in, behind one small protocol."""
 
+from robustcall.envs._agentgym import AGENTGYM_FAMILIES, ActionCodec, AgentGymEnv, AgentGymFamily
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
@@ -9,8 +10,12 @@ from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
 __all__ = [
+    "AGENTGYM_FAMILIES",
     "ENVS",
     "ENV_NAMES",
+    "ActionCodec",
+    "AgentGymEnv",
+    "AgentGymFamily",
     "BfclMultiTurnEnv",
     "DbBenchEnv",
     "Env",

@@ -100,13 +100,20 @@ def make_env(name: str, data: Path | None = None) -> Env:
 
 def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
     """A factory of fresh environments: a registered name (:data:`ENVS`, with ``data`` where it
-    needs some) or ``package.module:Class`` (any class implementing ``Env``, built without arguments)."""
+    needs some), ``agentgym:<name>@<url>`` (an AgentGym environment server, ``_agentgym.py``) or
+    ``package.module:Class`` (any class implementing ``Env``, built without arguments)."""
     import importlib
     import sys
 
     if spec in ENVS:
         make_env(spec, data)  # fail now, not in the middle of a run, when data is missing
         return lambda: make_env(spec, data)
+    if spec.startswith("agentgym:"):
+        from robustcall.envs._agentgym import AgentGymEnv, parse_agentgym_spec
+
+        name, url = parse_agentgym_spec(spec)
+        AgentGymEnv(name, url)  # fail now when the server is not there
+        return lambda: AgentGymEnv(name, url)
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
     module_name, sep, attr = spec.partition(":")

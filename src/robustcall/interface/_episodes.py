@@ -79,6 +79,8 @@ def interface_map(spec: str, env: Env, map_file: Path | None = None) -> Interfac
     synonym) or the class's ``synonyms`` attribute."""
     if map_file is None and spec in MAPS:
         return MAPS[spec]
+    if map_file is None and env.name in MAPS:  # the same family elsewhere (agentgym:<name>@<url>)
+        return MAPS[env.name]
     pairs: Any
     if map_file is not None:
         try:

@@ -1,4 +1,5 @@
-"""Working where users already work: Inspect AI logs and tasks, Hugging Face datasets, BFCL result files.
+"""Working where users already work: Inspect AI logs and tasks, Hugging Face datasets, BFCL result files,
+AgentGym's environment-server API.
 
 Each lives in its own module and needs its own optional extra; importing this package needs none:
 a name below loads its module (and that module's extra) the first time it is used.
@@ -10,12 +11,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from robustcall.interop._agentgym_server import AgentGymServer, agentgym_app
     from robustcall.interop._bfcl_files import BfclFileError, export_bfcl_results, import_bfcl_results
     from robustcall.interop._hf import export_hf, sample_from_row, sample_row
     from robustcall.interop._inspect_log import chat_messages, export_inspect
     from robustcall.interop._inspect_task import robustbench_task
 
 _LAZY: dict[str, str] = {
+    "AgentGymServer": "_agentgym_server",
+    "agentgym_app": "_agentgym_server",
     "BfclFileError": "_bfcl_files",
     "export_bfcl_results": "_bfcl_files",
     "import_bfcl_results": "_bfcl_files",
@@ -36,7 +40,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AgentGymServer",
     "BfclFileError",
+    "agentgym_app",
     "chat_messages",
     "export_bfcl_results",
     "export_hf",

@@ -1,0 +1,227 @@
+"""AgentGym's environment-server API both ways: the ``agentgym:`` client against a mock written from
+AgentGym's server code, and ``envs serve`` <-> client round trips equal to in-process runs."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from typer.testing import CliRunner
+
+from robustcall.cli.main import app
+from robustcall.core import ToolCall
+from robustcall.envs import AGENTGYM_FAMILIES, ActionCodec, AgentGymEnv, MazeEnv, TextCraftEnv, make_env
+from robustcall.faults import FaultyEnv, load_profile
+from robustcall.interface import MAPS, InterfaceEnv
+
+uvicorn = pytest.importorskip("uvicorn", reason="the web extra (uvicorn, starlette) serves the environments")
+
+
+def test_codec_reads_back_what_it_writes() -> None:
+    craft = ActionCodec(AGENTGYM_FAMILIES["textcraft"], TextCraftEnv().tools())
+    calls = [
+        ToolCall(name="get", arguments={"count": 4, "item": "oak log"}),
+        ToolCall(name="craft", arguments={"target": "4 oak planks", "ingredients": "1 oak log"}),
+        ToolCall(name="inventory", arguments={}),
+    ]
+    texts = [craft.text(c) for c in calls]
+    assert texts == ["get 4 oak log", "craft 4 oak planks using 1 oak log", "inventory"]  # AgentGym's TextCraft
+    assert [craft.call(t) for t in texts] == calls
+    maze = ActionCodec(AGENTGYM_FAMILIES["maze"], MazeEnv().tools())
+    assert maze.text(ToolCall(name="move_up", arguments={})) == "move up"  # LMRL-Gym's maze actions
+    assert maze.call("move left") == ToolCall(name="move_left", arguments={}) and maze.call("fly") is None
+
+
+class _TextCraftMock(BaseHTTPRequestHandler):
+    """AgentGym's agentenv_textcraft server (server.py + env_wrapper.py): routes and bodies as there;
+    the game is a stub that crafts the goal from one oak log."""
+
+    seen: ClassVar[list[tuple[str, Any]]] = []
+
+    def _send(self, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        type(self).seen.append(("GET " + self.path, None))
+        self._send("This is environment TextCraft.")
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        type(self).seen.append(("POST " + self.path, body))
+        if self.path == "/create":
+            self._send({"id": 0, "observation": "Crafting commands:\n...", "done": False, "reward": 0})
+        elif self.path == "/reset":
+            recipes = "craft 4 oak planks using 1 oak log"
+            ob = f"Crafting commands:\n{recipes}\n\nGoal: craft oak planks. (task {body['data_idx']})"
+            self._send({"id": body["id"], "observation": ob, "done": False, "reward": 0})
+        elif self.path == "/step":
+            action = body["action"]
+            if action == "get 1 oak log":
+                self._send({"observation": "Got 1 oak log", "reward": 0, "done": False})
+            elif action == "craft 4 oak planks using 1 oak log":
+                self._send({"observation": "Crafted 4 minecraft:oak_planks", "reward": 1, "done": True})
+            else:
+                self._send({"observation": f"Could not execute {action}", "reward": 0, "done": False})
+        else:
+            self._send({"error": "not found"})
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def textcraft_mock() -> Iterator[str]:
+    _TextCraftMock.seen.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TextCraftMock)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_client_speaks_agentgym_textcraft_under_pipe_and_faults(textcraft_mock: str) -> None:
+    env = InterfaceEnv(AgentGymEnv("textcraft", textcraft_mock), MAPS["textcraft"], "synonym")
+    start = env.reset("3")
+    assert "task 3" in start.observation
+    shown = dict(MAPS["textcraft"].synonyms)
+    step = env.step(ToolCall(name=shown["get"], arguments={"count": 1, "item": "oak log"}))
+    assert step.observation == "Got 1 oak log" and not step.done
+    legacy = env.step(ToolCall(name="get", arguments={"count": 1, "item": "oak log"}))  # strict mode
+    assert legacy.observation.startswith("Invalid Action: get .") and legacy.error
+    done = env.step(ToolCall(name=shown["craft"], arguments={"target": "4 oak planks", "ingredients": "1 oak log"}))
+    assert done.done and env.score() == 1.0
+    assert _TextCraftMock.seen == [
+        ("GET /", None),
+        ("POST /create", {}),
+        ("POST /reset", {"id": 0, "data_idx": 3}),
+        ("POST /step", {"id": 0, "action": "get 1 oak log"}),  # translated back before the server sees it
+        ("POST /step", {"id": 0, "action": "craft 4 oak planks using 1 oak log"}),
+    ]
+    faulty = FaultyEnv(AgentGymEnv("textcraft", textcraft_mock), load_profile("transient").with_delta(1.0))
+    faulty.reset("0")
+    before = len(_TextCraftMock.seen)
+    hit = faulty.step(ToolCall(name="get", arguments={"count": 1, "item": "oak log"}))
+    assert hit.observation.startswith("HTTP 500")  # the injected fault, not the server's answer
+    assert [s for s, _ in _TextCraftMock.seen[before:]] == []  # a failed call never reached the server
+
+
+def test_unreachable_server_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    r = CliRunner().invoke(
+        app,
+        [
+            "pipe",
+            "run",
+            "--env",
+            "agentgym:maze@http://127.0.0.1:9",
+            "--model",
+            "scripted:expert",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert r.exit_code == 3, r.output
+    assert "AgentGym server http://127.0.0.1:9/" in r.output and "Traceback" not in r.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    """Start ``envs serve``'s app for an environment in a thread; stops at the end of the test."""
+    from robustcall.interop import agentgym_app
+
+    servers: list[Any] = []
+
+    def start(make: Any, family: str) -> str:
+        port = _free_port()
+        server = uvicorn.Server(
+            uvicorn.Config(agentgym_app(make, family), host="127.0.0.1", port=port, log_level="error")
+        )
+        threading.Thread(target=server.run, daemon=True).start()
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        servers.append(server)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for server in servers:
+        server.should_exit = True
+
+
+def _trajectories(out: Path, spec: str = "") -> str:
+    """The run's trajectories. For an ``agentgym:`` run, ``spec`` (which episode ids and the config
+    record, with the interface map a non-registered environment name gets) is written back as the
+    in-process name and the map dropped: every other byte must be identical."""
+    text = (out / "trajectories.jsonl").read_text()
+    if not spec:
+        return text
+    lines = []
+    for line in text.splitlines():
+        record = json.loads(line.replace(spec, spec.removeprefix("agentgym:").partition("@")[0]))
+        record["config"].pop("interface_map", None)
+        lines.append(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("level", ["origin", "synonym", "dual"])
+def test_round_trip_is_byte_identical_to_in_process(serve: Any, tmp_path: Path, level: str) -> None:
+    url = serve(MazeEnv, "maze")
+    runner = CliRunner()
+    common = ["--level", level, "--model", "scripted:expert", "--max-steps", "60"]
+    local = runner.invoke(app, ["pipe", "run", "--env", "maze", *common, "--out", str(tmp_path / "local")])
+    remote = runner.invoke(
+        app, ["pipe", "run", "--env", f"agentgym:maze@{url}", *common, "--out", str(tmp_path / "ag")]
+    )
+    assert local.exit_code == 0 and remote.exit_code == 0, local.output + remote.output
+    assert _trajectories(tmp_path / "ag", f"agentgym:maze@{url}") == _trajectories(tmp_path / "local", "maze")
+    lines = [json.loads(x) for x in _trajectories(tmp_path / "ag").splitlines()]
+    orders = 2 if level == "dual" else 1  # dual runs both counterbalanced orders
+    assert len(lines) == orders * len(MazeEnv().task_ids())
+    assert all(x["success"] for x in lines)  # the expert solves every task
+
+
+def test_fault_run_through_the_server_is_byte_identical(serve: Any, tmp_path: Path) -> None:
+    url = serve(TextCraftEnv, "textcraft")
+    runner = CliRunner()
+    common = ["--model", "scripted:expert", "--limit", "4", "--max-steps", "40", "--delta", "0.3"]
+    local = runner.invoke(app, ["faults", "run", "--env", "textcraft", *common, "--out", str(tmp_path / "local")])
+    remote = runner.invoke(
+        app, ["faults", "run", "--env", f"agentgym:textcraft@{url}", *common, "--out", str(tmp_path / "ag")]
+    )
+    assert local.exit_code == 0 and remote.exit_code == 0, local.output + remote.output
+    assert _trajectories(tmp_path / "ag", f"agentgym:textcraft@{url}") == _trajectories(tmp_path / "local", "textcraft")
+
+
+def test_served_pipe_level_and_faults_reach_an_agentgym_client(serve: Any, tmp_path: Path) -> None:
+    """``envs serve --level symbol``: a plain AgentGym client sees z1..z4 and the expert still solves it."""
+    url = serve(lambda: InterfaceEnv(make_env("maze"), MAPS["maze"], "symbol"), "maze")
+    client = AgentGymEnv("maze", url)
+    start = client.reset(client.task_ids()[0])
+    assert sorted(t.name for t in start.tools) == ["z1", "z2", "z3", "z4"]
+    legacy = client.step(ToolCall(name="move_up", arguments={}))
+    assert legacy.error and legacy.observation.startswith("Invalid Action: move_up . Use z")
+    for _ in range(60):
+        action = client.expert_action()
+        if action is None:
+            break
+        client.step(action)
+    assert client.score() == 1.0
