@@ -56,7 +56,13 @@ class AgentGymFamily:
     """An action's words where they are not its name's (Wordle's guess is the bare word)."""
 
 
-_SCIWORLD_SEPARATORS: dict[str, tuple[str, ...]] = {"connect": (" to ",), "move": (" to ",), "pour": (" in ",), "dunk": (" in ",), "use": (" on ",)}
+_SCIWORLD_SEPARATORS: dict[str, tuple[str, ...]] = {
+    "connect": (" to ",),
+    "move": (" to ",),
+    "pour": (" in ",),
+    "dunk": (" in ",),
+    "use": (" on ",),
+}
 AGENTGYM_FAMILIES: dict[str, AgentGymFamily] = {
     f.name: f
     for f in (
