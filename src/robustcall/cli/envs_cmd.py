@@ -37,10 +37,13 @@ def serve(
         raise InputError(f"unknown protocol {protocol!r}; known: agentgym")
     if level not in MODES:
         raise InputError(f"unknown level {level!r}; valid: {', '.join(MODES)}")
-    make_inner = load_env(env, data)
-    first = make_inner()
-    imap = interface_map(env, first, None) if level != "origin" else None
-    profile = load_profile(faults) if faults else None
+    try:
+        make_inner = load_env(env, data)
+        first = make_inner()
+        imap = interface_map(env, first, None) if level != "origin" else None
+        profile = load_profile(faults) if faults else None
+    except (ValueError, KeyError, OSError) as exc:  # bad environment, map or profile: the user's to fix
+        raise InputError(str(exc).strip("'\"")) from None
     if profile is not None and delta is not None:
         profile = profile.with_delta(delta)
 
