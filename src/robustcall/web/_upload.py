@@ -73,7 +73,7 @@ def _starts_a_document(first: bytes, more_lines: bool) -> bool:
     return False
 
 
-def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+def _upload_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     """``(line_number, line)`` for each non-blank line of a JSONL upload, split on ``\\n`` only
     (U+2028, U+0085 and a lone ``\\r`` are characters of a line, as in JSON itself); one line in
     memory at a time."""
@@ -135,7 +135,7 @@ def parse_upload(data: bytes, bench: BenchIndex, *, max_bytes: int) -> list[Pred
     problems: list[str] = []
     seen: dict[str, int] = {}
     records: list[PredictionRecord] = []
-    lines = jsonl_lines(data)
+    lines = _upload_lines(data)
     first, second = next(lines, None), next(lines, None)
     if first is not None and _starts_a_document(first[1], more_lines=second is not None):
         raise UploadError(
