@@ -102,19 +102,19 @@ def test_problems_are_one_line_each_and_exit_1(tmp_path: Path) -> None:
     (run / "scores.jsonl").write_text("\n".join([lines[0], '{"id": "y", "benchmark": "b"}', *lines[1:]]) + "\n")
     result = runner.invoke(app, ["validate", str(tmp_path)])
     assert result.exit_code == 1
-    assert result.output.splitlines() == [
+    assert result.stderr == "error: 4 problem(s) in 2 directories\n"  # the findings on stdout, the verdict on stderr
+    assert result.stdout.splitlines() == [
         f"{bench / 'CD.jsonl'}:3: field benchmark: Field required (and 6 more)",
         f"{bench / 'CD.jsonl'}: sha256 differs from the manifest's (changed after the build)",
         f"{run / 'run.json'}: written by robustcall 9.0.0 with run format {FORMAT_VERSION + 1}; "
         f"this robustcall ({__version__}) reads up to {FORMAT_VERSION}: upgrade",
         f"{run / 'scores.jsonl'}:2: field type: Field required (and 1 more)",
-        "4 problem(s) in 2 directories",
     ]
     # and the commands that read the run refuse it the same way
     refused = runner.invoke(app, ["score", str(run)])
     assert refused.exit_code == 1 and "reads up to 1: upgrade" in refused.output
     assert "Traceback" not in refused.output
 
-    assert runner.invoke(app, ["validate", str(tmp_path / "nothing")]).output.startswith(
-        f"{tmp_path / 'nothing'}: no such directory"
-    )
+    absent = runner.invoke(app, ["validate", str(tmp_path / "nothing")])
+    assert (absent.exit_code, absent.stdout) == (1, "")
+    assert absent.stderr == f"error: no such directory: {tmp_path / 'nothing'}\n"

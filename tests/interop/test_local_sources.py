@@ -35,6 +35,31 @@ def _gguf(path: Path) -> Path:
     return path
 
 
+def _check_says_ready(cache: Path, spec: str) -> None:
+    """``model setup --check`` recognises a model adopted with --gguf / --hf-repo: ready, no embedded
+    model asked for (it would suggest the 491 MB download)."""
+    res = runner.invoke(app, ["model", "setup", "--check", "--cache", str(cache)])
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.stdout.split())
+    assert f"(--model {spec})" in said and said.endswith("ready") and "missing" not in said, said
+    assert res.stderr == ""
+
+
+def test_check_with_an_adopted_model_whose_file_changed_is_not_ready(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    gguf = _gguf(tmp_path / "mine.gguf")
+    res = runner.invoke(
+        app,
+        ["model", "setup", "--cache", str(cache), "--gguf", str(gguf), "--llama-server", str(_fake_server(tmp_path))],
+    )
+    assert res.exit_code == 0, res.output
+    _check_says_ready(cache, "local:mine")
+    gguf.write_bytes(b"GGUF" + bytes(10))  # another file now: its marker no longer holds
+    res = runner.invoke(app, ["model", "setup", "--check", "--cache", str(cache)])
+    assert res.exit_code == 1
+    assert res.stderr.startswith("error: not ready\n") and "robustcall model setup" in res.stderr
+
+
 def test_gguf_path_and_llama_server_path_then_run_local_gguf(
     tiny_bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -48,6 +73,7 @@ def test_gguf_path_and_llama_server_path_then_run_local_gguf(
     assert "--model local:my-model-Q4_K_M" in res.output
     assert (cache / "models" / gguf.name).resolve() == gguf.resolve()  # linked, not copied
     assert (cache / "bin" / "llama-server").resolve() == binary.resolve()
+    _check_says_ready(cache, "local:my-model-Q4_K_M")
     monkeypatch.setenv("ROBUSTCALL_CACHE", str(cache))
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")  # a dead proxy: our own server ignores it
     for spec in ("local:my-model-Q4_K_M", f"local:{gguf}"):
@@ -108,6 +134,7 @@ def test_hf_repo_through_huggingface_hub_then_run(
     assert "--model local:tiny-Q4_K_M" in " ".join(res.output.split())
     assert "GET /org/tiny-GGUF/resolve/main/tiny-Q4_K_M.gguf" in hub.seen
     assert (cache / "models" / "tiny-Q4_K_M.gguf").read_bytes() == gguf
+    _check_says_ready(cache, "local:tiny-Q4_K_M")
     monkeypatch.setenv("ROBUSTCALL_CACHE", str(cache))
     res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(tmp_path / "run"), "--model",
                               "local:tiny-Q4_K_M", "--types", "clean"])  # fmt: skip

@@ -1,10 +1,13 @@
 """The one place where the ``robustcall`` command turns errors into messages and exit statuses.
 
-Exit statuses: 0 done; 1 an error the user can fix (``UserError`` from any layer, a file that
-cannot be read or written); 2 a bad command line (click's usage errors); 3 a run that finished
-but left more infrastructure errors than ``--max-infra-errors`` allows. Any other exception is a
-bug of ours and keeps its traceback; ``--debug`` (or ``ROBUSTCALL_DEBUG=1``) shows the traceback
-of user errors too.
+Every error ends the same way: ``error: <message>`` on stderr, then a hint line when there is one,
+nothing else. Exit statuses: 0 done; 1 an error the user can fix in the input (``UserError`` from any
+layer, a file that cannot be read or written, a bad spec); 2 a bad command line (click's usage
+errors: an unknown option, a missing or malformed argument); 3 infrastructure (an endpoint or a
+database that cannot be reached, a run that finished with more infrastructure errors than
+``--max-infra-errors`` allows). Commands refuse with :class:`CommandError` (or any ``UserError``),
+never by printing and exiting themselves. Any other exception is a bug of ours and keeps its
+traceback; ``--debug`` (or ``ROBUSTCALL_DEBUG=1``) shows the traceback of user errors too.
 """
 
 from __future__ import annotations
@@ -25,6 +28,16 @@ EXIT_USER_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INFRA_ERRORS = 3
 
+
+class CommandError(UserError):
+    """A command's refusal: ``error: <message>``, then ``hint`` on a line of its own when given."""
+
+    def __init__(self, message: str, *, hint: str | None = None, exit_code: int = EXIT_USER_ERROR) -> None:
+        super().__init__(message)
+        self.hint = hint
+        self.exit_code = exit_code
+
+
 _FILE_ERRNOS = frozenset(
     {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENOSPC, errno.EROFS}
 )
@@ -40,6 +53,45 @@ def user_message(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
+def describe(exc: BaseException) -> str:
+    """An exception as a user reads it: ``No such file or directory: x.jsonl``, never ``[Errno 2] ...``."""
+    got = user_message(exc)
+    if got is not None:
+        return got[0]
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror + (f": {exc.filename}" if exc.filename is not None else "")
+    return str(exc) or type(exc).__name__
+
+
+def _is_path(param: Any) -> bool:
+    """Whether typer reads ``param`` as a path (its own checks: exists, file or folder)."""
+    descriptor = getattr(param, "type_descriptor", None)  # typer >= 0.20 coerces by annotation
+    return bool(getattr(descriptor, "is_path", False)) or type(getattr(param, "type", None)).__name__ == "Path"
+
+
+def _input_error(exc: _click.exceptions.BadParameter) -> tuple[str, int, str | None] | None:
+    """``(message, exit status, hint)`` when a ``BadParameter`` is really about the input, not the
+    command line: click's own checks of a path (missing, a file where a folder is wanted), or a
+    ``UserError`` / ``OSError`` a command turned into one without naming an option
+    (``raise BadParameter(str(e))``). Those exit 1 whichever way the command raised them."""
+    if isinstance(exc, _click.exceptions.MissingParameter):  # nothing given: a usage error
+        return None
+    if exc.param is not None and _is_path(exc.param):
+        longs = [o for o in exc.param.opts if o.startswith("--")]
+        name = longs[0] if longs else str(exc.param.name or "").upper()
+        return f"{name}: {exc.message}", EXIT_USER_ERROR, None
+    if exc.param is not None or exc.param_hint is not None:
+        return None
+    behind = exc.__cause__ or exc.__context__
+    if behind is None:
+        return None
+    got = user_message(behind)
+    if got is None and not isinstance(behind, OSError):
+        return None
+    message = describe(behind) if exc.message == str(behind) else exc.message  # no raw "[Errno 2] ..."
+    return message, got[1] if got is not None else EXIT_USER_ERROR, getattr(behind, "hint", None)
+
+
 def debug_requested(ctx: _click.Context | None) -> bool:
     """``--debug`` on the command line or ``ROBUSTCALL_DEBUG`` set to a true value."""
     if os.environ.get("ROBUSTCALL_DEBUG", "").lower() in ("1", "true", "yes"):
@@ -48,7 +100,7 @@ def debug_requested(ctx: _click.Context | None) -> bool:
 
 
 def _fail(message: str, code: int, hint: str | None = None) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {message.strip()}", err=True)
     if hint:
         typer.echo(hint, err=True)
     sys.exit(code)
@@ -66,7 +118,7 @@ class RobustcallGroup(TyperGroup):
             got = user_message(exc)
             if got is None or debug_requested(ctx):
                 raise
-            _fail(*got)
+            _fail(*got, getattr(exc, "hint", None))
 
     def main(
         self,
@@ -85,6 +137,9 @@ class RobustcallGroup(TyperGroup):
             exc.show()
             sys.exit(exc.exit_code)
         except _click.exceptions.UsageError as exc:
+            as_input = _input_error(exc) if isinstance(exc, _click.exceptions.BadParameter) else None
+            if as_input is not None:
+                _fail(*as_input)
             hint = f"see `{exc.ctx.command_path} --help`" if exc.ctx is not None else None
             _fail(exc.format_message(), exc.exit_code, hint)
         except _click.exceptions.ClickException as exc:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from robustcall.cli._errors import CommandError
+
 if TYPE_CHECKING:
     from robustcall.perturb import Rewriter
 
@@ -66,8 +68,7 @@ def model_errors() -> Iterator[None]:
     try:
         yield
     except TextModelError as exc:
-        console.print(f"[red]model error: {exc}")
-        raise typer.Exit(1) from None
+        raise CommandError(f"model error: {exc}") from None
 
 
 def close(rewriter: Rewriter) -> None:

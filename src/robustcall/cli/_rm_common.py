@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
 from rich.console import Console
 
+from robustcall.cli._errors import CommandError, describe
 from robustcall.core import Sample, atomic_write_text, seeded_rng
 
 if TYPE_CHECKING:
@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 console = Console(stderr=True)
 
 
-def fail(message: str) -> typer.Exit:
-    console.print(f"[red]{message}")
-    return typer.Exit(1)
+def fail(problem: str | BaseException, hint: str | None = None) -> CommandError:
+    """The refusal to raise: ``error: <problem>`` (an exception as the user reads it), exit 1."""
+    return CommandError(problem if isinstance(problem, str) else describe(problem), hint=hint)
 
 
 def load_samples(
@@ -44,7 +44,7 @@ def load_samples(
         for f in files:
             samples += load_jsonl_samples(f).samples
     except (SourceError, ValueError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     if relevant_only:
         samples = [s for s in samples if s.golden_answers]
     if categories:
@@ -63,7 +63,7 @@ def make_generators(specs: Sequence[str], settings: Path | None, concurrency: in
     try:
         return [make_model(s, mode="prompt", settings_file=settings, concurrency=concurrency) for s in specs]
     except (ValueError, LocalModelNotReady) as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
 
 
 def make_scorer(spec: str, *, seed: int, settings: Path | None, gold: Sequence[Sample] = ()) -> OutputScorer:
@@ -74,7 +74,7 @@ def make_scorer(spec: str, *, seed: int, settings: Path | None, gold: Sequence[S
     try:
         scorer = load_scorer(spec, seed=seed, settings_file=settings)
     except (ValueError, OSError, LocalModelNotReady) as exc:
-        raise fail(f"scorer {spec!r}: {exc}") from None
+        raise fail(f"scorer {spec!r}: {describe(exc)}") from None
     if isinstance(scorer, BfclScorer):
         for s in gold:
             scorer.add(s.conversation, s.tools, s.golden_answers, s.category)

@@ -57,7 +57,10 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("--out", help="Directory for clean.jsonl, <type>.jsonl, manifest.json.")],
         sources: Annotated[str, typer.Option("--sources", help="Comma list of sources.")] = "bfcl",
         data_dir: Annotated[
-            Path | None, typer.Option("--data-dir", help="Data of API-Bank, RoTBench, ToolAlpaca, ToolEyes.")
+            Path | None,
+            typer.Option(
+                "--data-dir", exists=True, file_okay=False, help="Data of API-Bank, RoTBench, ToolAlpaca, ToolEyes."
+            ),
         ] = None,
         per_source: Annotated[
             str | None, typer.Option("--per-source", help="Clean samples per source, e.g. bfcl=32,apibank=74.")
@@ -81,9 +84,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Build RobustBench-TC: clean samples plus the 16 static perturbation types (and, asked, the beyond ones)."""
         from robustcall.perturb import build_benchmark, static_types
+        from robustcall.sources import SOURCE_NAMES
 
-        chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
         names = [s.strip() for s in sources.split(",") if s.strip()]
+        unknown = [n for n in names if n not in SOURCE_NAMES]
+        if unknown or not names:  # before any progress line is drawn
+            known = ", ".join(SOURCE_NAMES)
+            raise typer.BadParameter(f"unknown source(s) {', '.join(unknown)}; known: {known}", param_hint="--sources")
+        chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
         try:
             chosen_types = static_types(types)
         except KeyError as exc:
@@ -92,7 +100,7 @@ def register(app: typer.Typer) -> None:
         t0 = time.perf_counter()
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=console,
+            console=console, transient=True,  # an error ends in its message alone, not under a stale bar
         ) as progress:  # fmt: skip
             task = progress.add_task("perturbing", total=None)
 

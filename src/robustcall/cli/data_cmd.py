@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from robustcall.cli._errors import CommandError
+
 console = Console(stderr=True)
 
 data_app = typer.Typer(
@@ -45,8 +47,7 @@ def fetch(
         with console.status(f"Fetching bfcl-eval=={BFCL_VERSION} (pip download --no-deps)…"):
             path = fetch_bfcl(quiet=True)
     except SourceError as exc:
-        console.print(f"[red]{exc}")
-        raise typer.Exit(1) from None
+        raise CommandError(str(exc), exit_code=exc.exit_code) from None
     console.print(f"[green]bfcl-eval {BFCL_VERSION}[/] cached at:")
     typer.echo(str(path))
 

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from robustcall.cli._errors import CommandError
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, check_infra, print_failures, stopped_error
 from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, DEFAULT_RESAMPLES, BootstrapOpt, ConcOpt
 from robustcall.cli._tables import summary_table
@@ -305,8 +306,7 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
     try:
         _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
     except GoldenModeError as exc:  # a record this scorer cannot judge: say which, no traceback
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        raise CommandError(str(exc)) from None
     table = summary_table(summary, title=str(out))
     widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
     if widths:  # what the table rests on, so that a small run is not read as more than it is

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.console import Console
 
+from robustcall.cli._errors import CommandError, describe
 from robustcall.cli._infra import (
     MaxInfraOpt,
     StopAfterOpt,
@@ -337,11 +338,11 @@ def replay(
     from robustcall.run import replay_run
 
     if out.exists() and any(out.iterdir()):
-        raise typer.BadParameter(f"{out} is not empty")
+        raise CommandError(f"{out} is not empty", hint="replay into a new or empty --out folder")
     try:
         same = asyncio.run(replay_run(run_dir, out))
     except (OSError, ValueError, KeyError) as exc:
-        raise typer.BadParameter(f"{run_dir}: {exc}") from None
+        raise CommandError(f"{run_dir}: {describe(exc)}") from None
     console.print(f"replayed {run_dir} into {out}: " + ("identical" if same else "DIFFERENT"))
     if not same:
         raise typer.Exit(1)

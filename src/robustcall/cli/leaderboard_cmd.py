@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from robustcall.cli._errors import CommandError
+
 leaderboard = typer.Typer(help="The RobustBench-TC leaderboard service.", no_args_is_help=True)
 
 
@@ -64,7 +66,7 @@ def serve(
     try:
         app = create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits, paper_rows=paper)
     except StoreError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--db") from None
+        raise CommandError(f"--db: {exc}", hint=exc.hint, exit_code=exc.exit_code) from None
     connections = ConnectionLimits.for_descriptor_limit(header_timeout_s=header_timeout)
     if max_connections:
         connections = dataclasses.replace(connections, max_connections=max_connections)

@@ -7,21 +7,26 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from robustcall.cli._errors import CommandError
+
 model_app = typer.Typer(help="The embedded local model (Qwen2.5-Coder-0.5B behind llama-server).", no_args_is_help=True)
 
 
-def _report(console: Console, root: Path | None) -> bool:
+def _report(console: Console, root: Path | None) -> None:
+    """What is set up: the embedded model, the models adopted with --gguf / --hf-repo, the server."""
     from robustcall.models.local import check
 
     status = check(root)
-    for label, path, ok in (
-        ("model", status.paths.gguf, status.model_ok),
-        ("llama-server", status.paths.server, status.server_ok),
-    ):
-        mark = "[green]ok[/green]" if ok else "[red]missing[/red]"
-        console.print(f"{label:13} {mark}  {path}", soft_wrap=True)
-    console.print("ready" if status.ready else "not ready: run `robustcall model setup`")
-    return status.ready
+    ok, missing = "[green]ok[/green]", "[red]missing[/red]"
+    if status.model_ok or not status.adopted:
+        console.print(f"model         {ok if status.model_ok else missing}  {status.paths.gguf}", soft_wrap=True)
+    for path in status.adopted:
+        name = path.name.removesuffix(".gguf")
+        console.print(f"model         {ok}  {path} -> {path.resolve()}  (--model local:{name})", soft_wrap=True)
+    console.print(f"llama-server  {ok if status.server_ok else missing}  {status.paths.server}", soft_wrap=True)
+    if not status.any_ready:
+        raise CommandError("not ready", hint="run `robustcall model setup` (or `robustcall model setup --gguf PATH`)")
+    console.print("ready")
 
 
 @model_app.command("setup")
@@ -50,10 +55,11 @@ def setup_cmd(
     set up a model of your own; --llama-server (or a llama-server on PATH) skips the build."""
     console = Console()
     if check:
-        raise typer.Exit(0 if _report(console, cache) else 1)
+        _report(console, cache)
+        return
     if gguf is not None and hf_repo is not None:
         raise typer.BadParameter("give --gguf or --hf-repo, not both")
-    from robustcall.models.local import SetupError, local_paths, setup
+    from robustcall.models.local import SetupError, setup
 
     try:
         status = setup(
@@ -61,20 +67,8 @@ def setup_cmd(
             gguf=gguf, hf_repo=hf_repo, hf_file=hf_file, llama_server=llama_server,
         )  # fmt: skip
     except SetupError as exc:
-        console.print(f"[red]setup failed:[/red] {exc}")
-        raise typer.Exit(1) from None
-    if gguf is None and hf_repo is None:
-        _report(console, cache)
-        return
-    models = local_paths(cache).gguf.parent
-    adopted = sorted(p for p in models.glob("*.gguf") if p.is_symlink())
-    server = "[green]ok[/green]" if status.server_ok else "[red]missing[/red]"
-    console.print(f"llama-server  {server}  {status.paths.server}", soft_wrap=True)
-    for path in adopted:
-        name = path.name.removesuffix(".gguf")
-        console.print(
-            f"model         [green]ok[/green]  {path} -> {path.resolve()}  (--model local:{name})", soft_wrap=True
-        )
+        raise CommandError(f"setup failed: {exc}", exit_code=exc.exit_code) from None
+    _report(console, status.paths.root)
 
 
 def register(app: typer.Typer) -> None:

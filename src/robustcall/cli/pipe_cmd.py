@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 import typer
 
+from robustcall.cli._errors import CommandError, describe
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, check_infra, print_failures, stop_after_or_default
 from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
 
@@ -90,8 +91,7 @@ def run_cmd(
                 )
             )
         except ValueError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise CommandError(describe(exc)) from None
     ok = sum(bool(t.success) for t in trajs)
     typer.echo(f"{ok}/{len(trajs)} episodes solved; trajectories in {out}")
     _check_infra(trajs, max_infra_errors, "`--resume` plays them again")

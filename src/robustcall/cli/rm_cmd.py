@@ -81,7 +81,7 @@ def build_bench(
         try:
             records = read_pairs(from_file)
         except (JsonlError, OSError) as exc:
-            raise fail(str(exc)) from None
+            raise fail(exc) from None
         write_jsonl(out, records)
         typer.echo(type_table(records))
         return
@@ -155,7 +155,7 @@ def eval_cmd(
     try:
         records = read_pairs(bench)
     except (JsonlError, OSError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     if limit is not None and len(records) > limit:
         idx = list(range(len(records)))
         seeded_rng(seed, "eval subset").shuffle(idx)

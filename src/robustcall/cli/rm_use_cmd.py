@@ -60,7 +60,7 @@ def train_data(
     # no-call (irrelevance) samples are kept: the paper's RM data has 10K of them (xlam-irrelevance)
     picked = load_samples(source or [], data_dir, samples or [], relevant_only=False, limit=limit, seed=seed)
     if not picked:
-        raise fail("no samples: name --source or --samples")
+        raise fail("no samples", hint="name them with --source or --samples")
     hidden = [obfuscate(s, seed) for s in picked]
     models = make_generators(generator or [], settings, concurrency)
     stats = BuildStats()
@@ -118,7 +118,7 @@ def train(
     try:
         rows = read_pairs(pairs)
     except (JsonlError, OSError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     cfg = RMTrainConfig(
         learning_rate=lr,
         num_train_epochs=epochs,
@@ -216,7 +216,7 @@ def filter_cmd(
 
     corpus = load_samples(source or [], data_dir, samples or [], relevant_only=True, limit=None, seed=seed)
     if not corpus:
-        raise fail("no samples: name --source or --samples")
+        raise fail("no samples", hint="name them with --source or --samples")
     sc = make_scorer(scorer, seed=seed, settings=settings, gold=corpus)
     try:  # no endpoint requests: a judge scores one target alone as 0.5 (rewards._judge)
         scores = score_corpus(sc, corpus)
@@ -225,7 +225,7 @@ def filter_cmd(
     try:
         kept = keep_top(scores, fraction)
     except ValueError as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8", newline="\n") as fh:
         for i in kept:

@@ -161,24 +161,27 @@ def grpo(
     except ValidationError as exc:
         first = exc.errors()[0]
         raise typer.BadParameter(f"{'.'.join(str(p) for p in first['loc']) or 'settings'}: {first['msg']}") from None
-    typer.echo(f"recipe {settings.recipe}: " + ("ToolRL-DR, Table 16" if recipe == "toolrl-dr" else "ToolRM, Table 9"))
+    said = f"recipe {settings.recipe}: " + ("ToolRL-DR, Table 16" if recipe == "toolrl-dr" else "ToolRM, Table 9")
     if dry_run:
+        typer.echo(said)
         typer.echo(json.dumps(json.loads(settings.model_dump_json()), indent=2, sort_keys=True))
         return
     try:
         summary = run_grpo(settings)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+    typer.echo(said)  # after the data was read: a bad file ends in its error alone
     _report(summary)
 
 
 @train.command("sft")
 def sft(
-    recovery: Annotated[Path, typer.Option("--recovery", help="`robustcall faults export-sft` output.")],
+    recovery: Annotated[Path, typer.Option("--recovery", exists=True, help="`robustcall faults export-sft` output.")],
     output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints, the final model and sft_mix.parquet.")],
     model: ModelOpt = "Qwen/Qwen2.5-3B-Instruct",
     standard: Annotated[
-        Path | None, typer.Option("--standard", help="Standard SFT rows for L_standard (messages / raw ToolRL).")
+        Path | None,
+        typer.Option("--standard", exists=True, help="Standard SFT rows for L_standard (messages / raw ToolRL)."),
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="α of L_standard + α·L_recovery (data-mix weight).")] = 1.0,
     learning_rate: Annotated[float, typer.Option("--lr")] = 1e-5,

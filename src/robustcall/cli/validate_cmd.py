@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._errors import CommandError
+
 
 def register(app: typer.Typer) -> None:
     @app.command("validate")
@@ -19,6 +21,9 @@ def register(app: typer.Typer) -> None:
         """Check every file of run and benchmark directories against its schema; exit 1 on any problem."""
         from robustcall.score import run_dirs, validate_run_dir
 
+        absent = [str(d) for d in dirs if not d.is_dir()]
+        if absent:  # a wrong argument, not a finding
+            raise CommandError(f"no such directory: {', '.join(absent)}")
         checked = 0
         problems: list[str] = []
         for d in dirs:
@@ -27,6 +32,5 @@ def register(app: typer.Typer) -> None:
         for problem in problems:
             typer.echo(problem)
         if problems:
-            typer.echo(f"{len(problems)} problem(s) in {checked} directories")
-            raise typer.Exit(1)
+            raise CommandError(f"{len(problems)} problem(s) in {checked} directories")
         typer.echo(f"{checked} directories checked: every file matches its schema")

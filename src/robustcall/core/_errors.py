@@ -14,6 +14,13 @@ class UserError(Exception):
 
     exit_code: int = 1
     """What the ``robustcall`` command exits with."""
+    hint: str | None = None
+    """What to do about it, printed on a line after the message (when set)."""
+
+    def __init__(self, *args: object, hint: str | None = None) -> None:
+        super().__init__(*args)
+        if hint is not None:
+            self.hint = hint
 
 
 class InputError(UserError, ValueError):

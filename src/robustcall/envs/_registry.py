@@ -118,14 +118,14 @@ def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
         sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(
+        raise InputError(
             f"unknown environment {spec!r}: give one of {', '.join(env_names())}, "
             "or `package.module:Class` of an Env implementation"
         )
     try:
         factory = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load environment {spec!r}: {exc}") from None
+        raise InputError(f"cannot load environment {spec!r}: {exc}") from None
     if not callable(factory):
-        raise ValueError(f"environment {spec!r} is not a class or factory")
+        raise InputError(f"environment {spec!r} is not a class or factory")
     return factory  # type: ignore[no-any-return]

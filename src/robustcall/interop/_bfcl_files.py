@@ -23,6 +23,7 @@ from typing import Any
 
 from robustcall.core import (
     PREDICTIONS,
+    InputError,
     Prediction,
     PredictionRecord,
     RunMeta,
@@ -41,7 +42,7 @@ VERSION_PREFIX = "BFCL_v4"
 RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"
 
 
-class BfclFileError(ValueError):
+class BfclFileError(InputError):
     """A result file or line robustcall cannot read."""
 
 

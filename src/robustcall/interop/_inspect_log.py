@@ -19,6 +19,7 @@ from robustcall.core import (
     PREDICTIONS,
     RUN_META,
     SCORES,
+    InputError,
     Message,
     PredictionRecord,
     ToolCall,
@@ -221,6 +222,8 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[PredictionRecord], lis
 
 def export_inspect(run_dir: Path, out: Path) -> EvalLog:
     """Write ``run_dir`` as an Inspect eval log at ``out`` (``.eval`` or ``.json``); return the log."""
+    if out.suffix not in (".eval", ".json"):
+        raise InputError(f"{out}: an Inspect log is written as .eval or .json, not {out.suffix or 'a bare name'}")
     meta, records, verdicts = load_run(run_dir)
     digest = hashlib.sha256((run_dir / PREDICTIONS).read_bytes()).hexdigest()
     stamp = datetime.fromtimestamp((run_dir / PREDICTIONS).stat().st_mtime, tz=UTC).isoformat()

@@ -30,7 +30,12 @@ otherwise)."""
 
 def _http_url(url: str, spec: str) -> str:
     for part in split_urls(url) or [url]:
-        if not part.startswith(("http://", "https://")):
+        try:
+            parts = urlsplit(part)
+            port = parts.port  # raises on a port that is not a number in 0-65535
+        except ValueError as exc:
+            raise InputError(f"bad base URL {part!r} for model {spec!r}: {exc}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
             raise InputError(f"bad base URL {part!r} for model {spec!r}: expected http(s)://host[:port][/v1]")
     return url
 
@@ -59,7 +64,7 @@ def resolve_base_url(spec: str, base_url: str | None = None) -> tuple[str, str]:
         raise InputError(
             f"model spec {spec!r} names its own base URL; drop --base-url {base_url} or use openai/<model>"
         )
-    return model, url
+    return model, _http_url(url, spec)
 
 
 def _implicit_source(spec: str, base_url: str | None) -> str | None:

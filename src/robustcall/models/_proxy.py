@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 from urllib.request import getproxies_environment
 
+from robustcall.core import InputError
+
 proxy_bypass_environment: Callable[[str, dict[str, str]], bool] = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
 """``NO_PROXY`` matching as the standard library documents it (not in typeshed)."""
 
@@ -50,7 +52,11 @@ def proxy_for(scheme: str, host: str, port: int) -> Proxy | None:
         url = f"http://{url}"
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
-        raise ValueError(f"unsupported proxy {url!r} for {scheme}: only http:// proxies are supported")
+        raise InputError(
+            f"unsupported proxy {url!r} for {scheme}:// (from the proxy environment variables): "
+            "only http:// proxies are supported",
+            hint=f"use an http:// proxy, or add {host} to NO_PROXY",
+        )
     auth = None
     if parts.username is not None:
         token = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()

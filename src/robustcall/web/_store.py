@@ -34,8 +34,10 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, deferred, mapped_column, sessionmaker
 
+from robustcall.core import UserError
 from robustcall.web._guard import ANONYMOUS
 from robustcall.web._names import name_key
 
@@ -112,8 +114,14 @@ class NewSubmission:
     attack_success: float | None = None
 
 
-class StoreError(RuntimeError):
-    """The database cannot be used as it is."""
+class StoreError(UserError, RuntimeError):
+    """The database cannot be used as it is (a URL no driver reads, a table of an older version)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database named by a good URL cannot be reached (infrastructure: exit 3)."""
+
+    exit_code = 3
 
 
 class NameTaken(ValueError):
@@ -139,10 +147,21 @@ class Store:
         self.is_sqlite = url.startswith("sqlite")
         self.max_storage_bytes = max_storage_bytes
         kwargs: dict[str, Any] = {"connect_args": {"timeout": 30}} if self.is_sqlite else {"pool_pre_ping": True}
-        self.engine: Engine = create_engine(url, **kwargs)
+        try:
+            self.engine: Engine = create_engine(url, **kwargs)
+        except (ArgumentError, ImportError) as exc:  # no dialect or driver reads the URL
+            raise StoreError(
+                f"cannot use database URL {url!r}: {exc}", hint="expected sqlite:///FILE or postgresql+psycopg://..."
+            ) from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        Base.metadata.create_all(self.engine)
+        try:
+            Base.metadata.create_all(self.engine)
+        except OperationalError as exc:
+            why = " ".join(str(exc.orig).split())  # drivers' messages span lines
+            if self.is_sqlite:  # a file that cannot be opened or made: the path is wrong
+                raise StoreError(f"cannot open the database {url!r}: {why}") from None
+            raise StoreUnavailable(f"cannot reach the database {url!r}: {why}") from None
         have = {c["name"] for c in inspect(self.engine).get_columns(Submission.__tablename__)}
         lacking = sorted({c.name for c in Submission.__table__.columns} - have)
         if lacking:

@@ -93,15 +93,25 @@ class LocalStatus:
 
     paths: LocalPaths
     model_ok: bool
+    """The embedded GGUF is there and verified."""
     server_ok: bool
+    adopted: tuple[Path, ...] = ()
+    """GGUFs of your own set up with ``--gguf`` / ``--hf-repo`` (``models/<name>.gguf``), unchanged since."""
 
     @property
     def ready(self) -> bool:
+        """The embedded model can run (``--model local``)."""
         return self.model_ok and self.server_ok
+
+    @property
+    def any_ready(self) -> bool:
+        """Some model can run: the embedded one, or one adopted (``--model local:<name>``)."""
+        return self.server_ok and (self.model_ok or bool(self.adopted))
 
 
 def check(root: Path | None = None) -> LocalStatus:
     """Whether the verified GGUF and a built ``llama-server`` are in the cache (no hashing: instant)."""
     paths = local_paths(root)
     server_ok = marker_ok(paths.server) and os.access(paths.server, os.X_OK)
-    return LocalStatus(paths=paths, model_ok=marker_ok(paths.gguf, MODEL_SHA256), server_ok=server_ok)
+    adopted = tuple(sorted(p for p in paths.gguf.parent.glob("*.gguf") if p.name != MODEL_FILE and marker_ok(p)))
+    return LocalStatus(paths, marker_ok(paths.gguf, MODEL_SHA256), server_ok, adopted)
