@@ -150,10 +150,10 @@ def serve() -> Iterator[Any]:
 
     servers: list[Any] = []
 
-    def start(make: Any, family: str) -> str:
+    def start(make: Any, family: str, interface: str = "origin") -> str:
         port = _free_port()
         server = uvicorn.Server(
-            uvicorn.Config(agentgym_app(make, family), host="127.0.0.1", port=port, log_level="error")
+            uvicorn.Config(agentgym_app(make, family, interface), host="127.0.0.1", port=port, log_level="error")
         )
         threading.Thread(target=server.run, daemon=True).start()
         deadline = time.monotonic() + 20
@@ -213,8 +213,9 @@ def test_fault_run_through_the_server_is_byte_identical(serve: Any, tmp_path: Pa
 
 def test_served_pipe_level_and_faults_reach_an_agentgym_client(serve: Any, tmp_path: Path) -> None:
     """``envs serve --level symbol``: a plain AgentGym client sees z1..z4 and the expert still solves it."""
-    url = serve(lambda: InterfaceEnv(make_env("maze"), MAPS["maze"], "symbol"), "maze")
+    url = serve(lambda: InterfaceEnv(make_env("maze"), MAPS["maze"], "symbol"), "maze", "symbol")
     client = AgentGymEnv("maze", url)
+    assert client.name == "maze[symbol]"  # renamed server-side: not the family's map any more
     start = client.reset(client.task_ids()[0])
     assert sorted(t.name for t in start.tools) == ["z1", "z2", "z3", "z4"]
     legacy = client.step(ToolCall(name="move_up", arguments={}))

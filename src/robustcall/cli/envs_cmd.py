@@ -55,7 +55,7 @@ def serve(
             served = FaultyEnv(served, profile)
         return served
 
-    app = agentgym_app(make_env, first.name)
+    app = agentgym_app(make_env, first.name, level)
     typer.echo(
         f"serving {first.name} ({level}{', faults ' + faults if faults else ''}) on http://{host}:{port}", err=True
     )

@@ -179,6 +179,9 @@ class AgentGymEnv:
         self._remote_tasks: list[str] | None = None
         if isinstance(hello, dict) and isinstance(hello.get("robustcall"), dict):
             self._remote_tasks = [str(t) for t in hello["robustcall"].get("tasks", [])]
+            interface = hello["robustcall"].get("interface", "origin")
+            if interface != "origin":  # already renamed server-side: the family's map no longer applies
+                self.name = f"{name}[{interface}]"
 
     def _request(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode()

@@ -109,8 +109,9 @@ class AgentGymServer:
         return {k: v for k, v in info.items() if k != "tools"}
 
 
-def agentgym_app(make_env: Callable[[], Env], family_name: str) -> Any:
-    """A Starlette app serving ``make_env``'s environments under AgentGym's routes for ``family_name``."""
+def agentgym_app(make_env: Callable[[], Env], family_name: str, interface: str = "origin") -> Any:
+    """A Starlette app serving ``make_env``'s environments under AgentGym's routes for ``family_name``;
+    ``interface`` names the PIPE level they are served at (announced at ``GET /``)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -138,7 +139,7 @@ def agentgym_app(make_env: Callable[[], Env], family_name: str) -> Any:
         return run
 
     async def hello(request: Request) -> dict[str, Any]:
-        return {"robustcall": {"env": family_name, "tasks": server.tasks}}
+        return {"robustcall": {"env": family_name, "interface": interface, "tasks": server.tasks}}
 
     async def create(request: Request) -> dict[str, Any]:
         return server.create()
