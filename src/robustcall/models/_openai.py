@@ -259,12 +259,13 @@ class OpenAIChatModel:
                 watch.gave_up(why)
                 return None, attempt, why
             attempt += 1
+            sent_at = time.monotonic()
             try:
                 value = read(await self._post_checked(payload))
             except RetryRequest as retry:
                 last = retry.reason
                 if watch is not None:
-                    watch.failed(retry.reason)
+                    watch.failed(retry.reason, sent_at)
                 if retry.final or attempt > s.max_retries:
                     why = retry.reason if retry.final else f"{retry.reason} (gave up after {attempt} attempts)"
                     if watch is not None:

@@ -4,7 +4,9 @@ A command that talks to a model (``run``, ``faults run``, ``pipe run``, the ``rm
 :class:`FailureWatch` in its context (``failure_watch``); the model client reports to it every
 attempt that failed (a retried 5xx, a refused connection, a timeout, a 401 that is not retried) and
 every attempt that got an answer. After ``stop_after`` identical failures in a row, with no answer
-between them, the watch stops the command: requests waiting out a retry backoff give up at once,
+between them, the watch stops the command (a failure of an attempt sent before the last answer
+came does not count: under load many requests sent together time out together, while the endpoint
+answers others): requests waiting out a retry backoff give up at once,
 no request is sent any more, and the command ends with the failure's text. Retried attempts count,
 so an endpoint that answers only errors gets about ``stop_after`` requests plus the ones already in
 flight, whatever the retry settings and the number of records.
@@ -13,6 +15,7 @@ flight, whatever the retry settings and the number of records.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -45,11 +48,14 @@ class FailureWatch:
         """Why requests ended without an answer (retries spent, not retryable, cut short by the stop)."""
         self._last: str | None = None
         self._in_a_row = 0
+        self._answered_at = float("-inf")  # time.monotonic() of the last answer
         self._waiters: set[asyncio.Future[None]] = set()
 
-    def failed(self, reason: str) -> None:
-        """One attempt failed with ``reason``."""
+    def failed(self, reason: str, sent_at: float | None = None) -> None:
+        """One attempt failed with ``reason``; ``sent_at``: when it was sent (``time.monotonic()``)."""
         self.failed_attempts += 1
+        if sent_at is not None and sent_at < self._answered_at:
+            return  # the endpoint answered since this one was sent: it says nothing new
         self._in_a_row = self._in_a_row + 1 if reason == self._last else 1
         self._last = reason
         if self.stop_after and self._in_a_row >= self.stop_after and self.stopped is None:
@@ -59,6 +65,7 @@ class FailureWatch:
         """One attempt got an answer (whatever the model said in it): its request is done."""
         self.answered += 1
         self._last, self._in_a_row = None, 0
+        self._answered_at = time.monotonic()
 
     def gave_up(self, reason: str) -> None:
         """A request ended without an answer."""
@@ -90,22 +97,24 @@ class FailureWatch:
 
 class UnitWatch:
     """What one unit of a run (a record, an episode) reports, forwarded to the run's watch; it
-    remembers whether the unit saw a failed attempt (so that the run loop does not count the unit's
-    failure twice)."""
+    remembers whether the unit's requests failed or got answers (so that the run loop does not count
+    them twice when the unit ends)."""
 
     def __init__(self, run: FailureWatch) -> None:
         self.run = run
         self.saw_failure = False
+        self.saw_answer = False
 
     @property
     def stopped(self) -> str | None:
         return self.run.stopped
 
-    def failed(self, reason: str) -> None:
+    def failed(self, reason: str, sent_at: float | None = None) -> None:
         self.saw_failure = True
-        self.run.failed(reason)
+        self.run.failed(reason, sent_at)
 
     def succeeded(self) -> None:
+        self.saw_answer = True
         self.run.succeeded()
 
     def gave_up(self, reason: str) -> None:

@@ -223,7 +223,7 @@ async def run_loop(
                         stats.failure_reasons[reason] += 1
                         if not unit_watch.saw_failure:  # not through a watched client (an exception of ours)
                             watch.failed(reason)
-                    else:
+                    elif not unit_watch.saw_answer:  # a model without a watched client (scripted, replay)
                         watch.succeeded()
                     if owed:  # a retry done waiting took our place: retire
                         give_up_place()
