@@ -152,6 +152,14 @@ def test_train_data_obfuscates_and_keeps_one_pair_per_query(tmp_path: Path, shar
         assert not {t["name"] for t in p.tools} & names  # every function renamed
     res = runner.invoke(app, ["rm", "train-data", "--source", "bfcl", "-o", str(out)])
     assert res.exit_code == 1 and "overlap" in res.output
+    # A.9's ablation: the same pairs with the names as given
+    plain = tmp_path / "plain.jsonl"
+    args = ["rm", "train-data", "--source", "toolalpaca", "--data-dir", str(shared_data), "--limit", "20"]
+    text = _run(*args, "-g", "scripted:always_first_tool", "--top-up", "--no-obfuscate", "-o", str(plain))
+    assert "original names (--no-obfuscate" in text
+    kept = read_pairs(plain)
+    assert [p.test_id for p in kept] == [p.test_id for p in pairs]
+    assert all({t["name"] for t in p.tools} <= names for p in kept)  # no function renamed
 
 
 @pytest.mark.realmodel

@@ -45,6 +45,13 @@ def train_data(
     top_up: Annotated[
         bool, typer.Option("--top-up/--no-top-up", help="Mutants for queries the pool got right.")
     ] = False,
+    obfuscated: Annotated[
+        bool,
+        typer.Option(
+            "--obfuscate/--no-obfuscate",
+            help="Random function and parameter names (§3.3; --no-obfuscate: the A.9 ablation, names as given).",
+        ),
+    ] = True,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
@@ -61,7 +68,7 @@ def train_data(
     picked = load_samples(source or [], data_dir, samples or [], relevant_only=False, limit=limit, seed=seed)
     if not picked:
         raise fail("no samples", hint="name them with --source or --samples")
-    hidden = [obfuscate(s, seed) for s in picked]
+    hidden = [obfuscate(s, seed) for s in picked] if obfuscated else list(picked)
     models = make_generators(generator or [], settings, concurrency)
     stats = BuildStats()
 
@@ -91,7 +98,8 @@ def train_data(
     pairs = [shuffle_tool_keys(p, seed) for p in pairs]
     write_jsonl(out, pairs)
     typer.echo(type_table(pairs))
-    typer.echo(f"{len(pairs)} pairs from {len(hidden)} queries -> {out}")
+    names = "obfuscated names" if obfuscated else "original names (--no-obfuscate, A.9's ablation)"
+    typer.echo(f"{len(pairs)} pairs from {len(hidden)} queries, {names} -> {out}")
 
 
 def train(
