@@ -156,10 +156,18 @@ def test_abbreviated_variants_leave_the_query_unchanged(a101: Sample, code: str)
     assert out.golden_answers[0].name == "Add" and out.perturbation.metadata["distractor"] == "AddAgenda"
 
 
-def test_tooleyes_gets_no_action_or_reward_variants(shared_data: Path) -> None:
+def test_tooleyes_gets_redundant_but_no_dup_or_reward_variants(shared_data: Path) -> None:
+    """ToolEyes has no single ground-truth tool (§4), so no Dup / Reward type; RedunTool reaches every
+    sample (Tables 7-14: 199), here around a tool of the query's library, and the siblings it adds
+    are not among the acceptable names, so calling one is wrong."""
     sample = load_source("tooleyes", shared_data).samples[0]
-    for code in ("same_name_A", "redundant", "CD", "TD_AB"):
+    for code in ("same_name_A", "CD", "TD_AB"):
         assert _apply(code, sample) is None
+    out = _apply("redundant", sample)
+    assert out is not None
+    added = set(out.perturbation.metadata["added_tools"])
+    assert added and added.isdisjoint(g.name for g in sample.golden_answers)
+    assert out.golden_answers == sample.golden_answers
 
 
 def test_same_seed_same_output_other_seed_other_typos(m110: Sample) -> None:

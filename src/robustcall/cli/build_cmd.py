@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -21,7 +21,7 @@ from robustcall.cli._rewriter import (
     make_rewriter,
     model_errors,
 )
-from robustcall.core import DEFAULTS
+from robustcall.core import BEYOND_TYPES, DEFAULTS, STATIC_TYPES, TRANSITION_TYPES, type_info
 
 console = Console(stderr=True)
 
@@ -81,11 +81,14 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--tokenizer", help="A tokenizer.json counting context-pressure tokens (default: 4 chars)."),
         ] = None,
+        composition: CompositionOpt = "paper",
     ) -> None:
         """Build RobustBench-TC: clean samples plus the 16 static perturbation types (and, asked, the beyond ones)."""
-        from robustcall.perturb import build_benchmark, static_types
+        from robustcall.perturb import COMPOSITIONS, build_benchmark, static_types
         from robustcall.sources import SOURCE_NAMES
 
+        if composition not in COMPOSITIONS:
+            raise typer.BadParameter(f"{composition!r}; valid: {', '.join(COMPOSITIONS)}", param_hint="--composition")
         names = [s.strip() for s in sources.split(",") if s.strip()]
         unknown = [n for n in names if n not in SOURCE_NAMES]
         if unknown or not names:  # before any progress line is drawn
@@ -119,31 +122,64 @@ def register(app: typer.Typer) -> None:
                         on_progress=tick,
                         types=chosen_types,
                         tokenizer=counter,
+                        composition=composition,
                     )
             finally:
                 close(chosen)
-        table = Table(title=f"{out} ({time.perf_counter() - t0:.1f} s)")
-        table.add_column("type")
-        for name in names:
-            table.add_column(name, justify="right")
-        table.add_column("total", justify="right")
-        for code, by_source in manifest["counts_by_source"].items():
-            table.add_row(code, *(str(by_source.get(n, 0)) for n in names), str(manifest["counts"][code]))
-        Console().print(table)
-        comp = Table(title="Table 3 composition (records with the 6 transition types; paper in brackets)")
-        for col in ("source", "clean", "avg./type", "total"):
-            comp.add_column(col, justify="left" if col == "source" else "right")
-        for name, row in manifest["composition"].items():
-            paper = row.get("paper") or {}
+        print_build(manifest, names, out, time.perf_counter() - t0)
 
-            def cell(key: str, row: dict[str, object] = row, paper: dict[str, object] = paper) -> str:
-                return f"{row[key]} ({paper[key]})" if key in paper else str(row[key])
 
-            comp.add_row(name, cell("clean"), cell("avg_per_type"), cell("total"))
-        rows = list(manifest["composition"].values())
-        ours, theirs = sum(r["total"] for r in rows), sum(r["paper"]["total"] for r in rows if "paper" in r)
-        comp.add_row("all", str(sum(r["clean"] for r in rows)), "", f"{ours} ({theirs})")
-        Console().print(comp)
+CompositionOpt = Annotated[
+    str,
+    typer.Option(
+        "--composition",
+        help="paper (default): Table 3's clean slice and Tables 7-14's records per type (3,721 with the five "
+        "sources); all: every type on every sample it applies to.",
+    ),
+]
+
+
+def print_build(manifest: dict[str, Any], names: list[str], out: Path, seconds: float) -> None:
+    """Records per type and source, ours beside the paper's (Tables 7-14), then Table 3's columns."""
+    table = Table(title=f"{out} ({seconds:.1f} s, composition {manifest.get('composition_mode')})")
+    table.add_column("type")
+    for name in names:
+        table.add_column(name, justify="right")
+    table.add_column("total", justify="right")
+    table.add_column("paper", justify="right")
+    order = {code: i for i, code in enumerate(("clean", *STATIC_TYPES, *BEYOND_TYPES))}
+    counts_by_source = manifest["counts_by_source"]
+    type_counts = manifest.get("type_counts", {})
+    rows = [(c, counts_by_source[c]) for c in sorted(counts_by_source, key=lambda c: order.get(c, len(order)))]
+    rows += [(c, counts_by_source.get("clean", {})) for c in TRANSITION_TYPES]  # a run applies them to every sample
+    for code, by_source in rows:
+        paper = type_counts.get(code, {}).get("paper")
+        table.add_row(
+            type_info(code).display + ("*" if code in TRANSITION_TYPES else ""),
+            *(str(by_source.get(n, 0)) for n in names),
+            str(sum(by_source.values())),
+            "" if paper is None else str(paper),
+        )
+    table.caption = "* applied at run time to every clean sample"
+    Console().print(table)
+    for what, n in manifest.get("composition_shortfall", {}).items():
+        console.print(f"[yellow]warning[/]: {what}: {n} records short of the paper composition's target")
+    comp = Table(title="Table 3 composition (records with the 6 transition types; paper in brackets)")
+    for col in ("source", "clean", "avg./type", "total", "avg. tools"):
+        comp.add_column(col, justify="left" if col == "source" else "right")
+    tools = manifest.get("avg_tools", {})
+    for name, row in manifest["composition"].items():
+        paper = {**(row.get("paper") or {}), "tools": tools.get(name, {}).get("paper")}
+        row = {**row, "tools": tools.get(name, {}).get("ours", "")}
+
+        def cell(key: str, row: dict[str, object] = row, paper: dict[str, object] = paper) -> str:
+            return f"{row[key]} ({paper[key]})" if paper.get(key) is not None else str(row[key])
+
+        comp.add_row(name, cell("clean"), cell("avg_per_type"), cell("total"), cell("tools"))
+    rows = list(manifest["composition"].values())
+    ours, theirs = sum(r["total"] for r in rows), sum(r["paper"]["total"] for r in rows if "paper" in r)
+    comp.add_row("all", str(sum(r["clean"] for r in rows)), "", f"{ours} ({theirs})", "")
+    Console().print(comp)
 
 
 def register_audit(app: typer.Typer) -> None:

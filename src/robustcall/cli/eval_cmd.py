@@ -415,10 +415,21 @@ def register(app: typer.Typer) -> None:
         stop_after: StopAfterOpt = None,
         max_tokens: MaxTokensOpt = "gold",
         order: OrderOpt = "prefix",
+        composition: Annotated[
+            str,
+            typer.Option(
+                "--composition",
+                help="all (default here: every type on each of the --limit clean samples, paired) or paper "
+                "(Tables 7-14's records per type, so a small --limit leaves some types thin).",
+            ),
+        ] = "all",
     ) -> None:
         """The main job: build RobustBench-TC, run a model on it, score it and print the table."""
         from robustcall.models import make_model
-        from robustcall.perturb import build_benchmark
+        from robustcall.perturb import COMPOSITIONS, build_benchmark
+
+        if composition not in COMPOSITIONS:
+            raise typer.BadParameter(f"{composition!r}; valid: {', '.join(COMPOSITIONS)}", param_hint="--composition")
 
         # a bad spec or a missing setup fails before the build
         make_model(model, mode=mode, settings_file=settings, base_url=_urls(base_url))  # type: ignore[arg-type]
@@ -432,6 +443,7 @@ def register(app: typer.Typer) -> None:
                 data_dir=data_dir,
                 seed=seed,
                 out=bench,
+                composition=composition,
             )
         else:
             console.print(f"using the benchmark already built in {bench}")

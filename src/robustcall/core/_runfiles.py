@@ -197,7 +197,19 @@ class BenchManifest(VersionedMeta):
     """Samples per file stem (``clean``, ``<type>``)."""
     counts_by_source: dict[str, dict[str, int]] = Field(default_factory=dict)
     not_applicable: dict[str, int] = Field(default_factory=dict)
+    """Type -> clean samples it does not apply to (before a ``paper`` composition keeps some)."""
+    not_applicable_samples: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    """Type -> reason -> the clean ids it does not apply to, and why."""
+    composition_mode: str | None = None
+    """``paper`` (Tables 3 and 7-14's counts) or ``all`` (every type on every sample it applies to)."""
     composition: dict[str, Any] = Field(default_factory=dict)
+    """Table 3's columns per source, beside the paper's row."""
+    type_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Type -> records built (``ours``) and the paper's (``paper``, Tables 7-14)."""
+    avg_tools: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Source -> mean candidate tools per clean sample (``ours``) and Table 3's (``paper``)."""
+    composition_shortfall: dict[str, int] = Field(default_factory=dict)
+    """Type or source -> records short of the ``paper`` composition's target (empty: none)."""
     source_versions: dict[str, dict[str, str]] = Field(default_factory=dict)
     source_skipped: dict[str, dict[str, int]] = Field(default_factory=dict)
     guard: dict[str, Any] = Field(default_factory=dict)

@@ -9,7 +9,16 @@ what this package exports.
 from robustcall.perturb import _action, _beyond, _observation, _reward, _transition  # noqa: F401  (registration)
 from robustcall.perturb._audit import audit, parse_score
 from robustcall.perturb._beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
-from robustcall.perturb._build import build_benchmark, perturb_all, static_types
+from robustcall.perturb._build import build_benchmark, compose_paper, perturb_all, static_types
+from robustcall.perturb._compose import (
+    ALLOCATED_TYPES,
+    COMPOSITIONS,
+    PAPER_TYPE_COUNTS,
+    Allocation,
+    allocate,
+    paper_allocated_by_source,
+    takes_every_type,
+)
 from robustcall.perturb._llm import LLMRewriter, model_specs
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
@@ -18,9 +27,13 @@ from robustcall.perturb._rewriter import Rewriter, guarded
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, PerturbContext
 
 __all__ = [
+    "ALLOCATED_TYPES",
+    "COMPOSITIONS",
     "CONTEXT_LEVELS",
     "FOLLOW_UP",
+    "PAPER_TYPE_COUNTS",
     "REGISTRY",
+    "Allocation",
     "GuardStats",
     "LLMRewriter",
     "OfflineRewriter",
@@ -29,14 +42,18 @@ __all__ = [
     "Protection",
     "Rewriter",
     "abbreviate",
+    "allocate",
     "audit",
     "build_benchmark",
+    "compose_paper",
     "golden_strings",
     "guarded",
     "message_text",
     "model_specs",
+    "paper_allocated_by_source",
     "parse_score",
     "perturb_all",
     "protect",
     "static_types",
+    "takes_every_type",
 ]

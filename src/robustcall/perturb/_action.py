@@ -1,6 +1,7 @@
 """Action perturbations: same-name distractors (Dup-*) and redundant sibling tools (RedunTool).
 
-Placement follows Appendix C: the Dup-NoDesc / Dup-Desc / Dup-DescWP / Dup-SwapDP distractor sits
+A sample where no call is due (BFCL irrelevance) gets the same edits around a listed tool drawn
+with the seed, and its right answer stays no call. Placement follows Appendix C: the Dup-NoDesc / Dup-Desc / Dup-DescWP / Dup-SwapDP distractor sits
 right after the GT tool; the Dup-WrongP distractor at a seeded position elsewhere; RedunTool
 siblings are appended. A multi-call sample gets one distractor per golden call (the release's
 multi-call records carry 2-4 that share the golden tools' names). "Wrong params" are another
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from robustcall.core import Sample, ToolSpec
-from robustcall.perturb._target import gt_tool
+from robustcall.perturb._target import NO_SINGLE_GT, NO_TOOL, anchor_tool, gt_tool, no_call_tool
 from robustcall.perturb._types import PerturbContext, register, variant_of
 
 _GENERIC_WRONG: dict[str, Any] = {
@@ -42,12 +43,14 @@ def _wrong_params(sample: Sample, gt: ToolSpec) -> dict[str, Any]:
     return {"type": _schema_type(gt), "properties": dict(_GENERIC_WRONG), "required": ["query"]}
 
 
-def _golden_tools(sample: Sample) -> list[ToolSpec]:
+def _golden_tools(sample: Sample, ctx: PerturbContext) -> list[ToolSpec]:
     """The tool of every golden call, in golden order (a tool called twice counts twice), the first
     call only where the golden answers are alternatives (RoTBench's ``any``); calls to unlisted
-    tools are skipped. Empty when there is no GT tool (``gt_tool``)."""
+    tools are skipped. Where no call is due, the one :func:`no_call_tool`; empty for ToolEyes
+    (no single GT tool, §4)."""
     if gt_tool(sample) is None:
-        return []
+        stand_in = no_call_tool(sample, ctx.rng)
+        return [stand_in] if stand_in is not None else []
     golden = sample.golden_answers
     if sample.source.extra.get("golden_mode") == "any":
         golden = golden[:1]
@@ -88,9 +91,9 @@ def _is_decoy(tool: ToolSpec, decoys: list[ToolSpec]) -> bool:
 
 
 def _same_name(sample: Sample, ctx: PerturbContext, *, desc: str, params: str) -> Sample | None:
-    golds = _golden_tools(sample)
+    golds = _golden_tools(sample, ctx)
     if not golds:
-        return None
+        return ctx.skip(NO_SINGLE_GT if sample.golden_answers else NO_TOOL)
     decoys: list[ToolSpec] = []
     for gt in golds:
         other = _other_tool(sample, gt)
@@ -136,11 +139,11 @@ def same_name_e(sample: Sample, ctx: PerturbContext) -> Sample | None:
 
 @register("redundant")
 def redundant(sample: Sample, ctx: PerturbContext) -> Sample | None:
-    """RedunTool: functionally similar but incorrect siblings of the GT tool (and of one other tool)."""
-    found = gt_tool(sample)
-    if found is None:
-        return None
-    _, gt = found
+    """RedunTool: functionally similar but incorrect siblings of the GT tool (and of one other tool);
+    every sample gets it (Tables 7-14: 199), ToolEyes' and no-call samples around :func:`anchor_tool`."""
+    gt = anchor_tool(sample, ctx.rng)
+    if gt is None:
+        return ctx.skip(NO_TOOL)
     taken = {t.name for t in sample.tools}
     added: list[ToolSpec] = []
     for tool in [t for t in (_other_tool(sample, gt), gt) if t is not None]:
@@ -152,5 +155,5 @@ def redundant(sample: Sample, ctx: PerturbContext) -> Sample | None:
             taken.add(s.name)
             added.append(s)
     if not added:
-        return None
+        return ctx.skip("every sibling name the rewriter gave is taken")
     return variant_of(sample, ctx.code, {"tools": [*sample.tools, *added]}, {"added_tools": [t.name for t in added]})

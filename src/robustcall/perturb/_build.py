@@ -26,10 +26,18 @@ from robustcall.core import (
     type_info,
     write_jsonl,
 )
+from robustcall.perturb._compose import (
+    ALLOCATED_TYPES,
+    COMPOSITIONS,
+    PAPER_TYPE_COUNTS,
+    Allocation,
+    allocate,
+    takes_every_type,
+)
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._rewriter import Rewriter
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext, approx_tokens
-from robustcall.sources import DEFAULT_COMPOSITION, PAPER_TABLE3, load_source, select_clean
+from robustcall.sources import DEFAULT_COMPOSITION, PAPER_AVG_TOOLS, PAPER_TABLE3, load_source, mean_tools, select_clean
 
 
 def static_types(spec: str) -> list[str]:
@@ -56,9 +64,11 @@ def perturb_all(
     guard: GuardStats,
     on_step: Callable[[], None] | None = None,
     tokenizer: tuple[str, Callable[[str], int]] | None = None,
+    skipped: dict[str, dict[str, list[str]]] | None = None,
 ) -> dict[str, list[Sample]]:
     """Every static type applied to every clean sample it applies to. ``tokenizer``: a name and a
-    token counter for the context-pressure types (default: four characters a token)."""
+    token counter for the context-pressure types (default: four characters a token). ``skipped``,
+    when given, collects type -> reason -> ids of the samples a type did not apply to."""
     out: dict[str, list[Sample]] = {}
     name, count = tokenizer or ("chars/4", approx_tokens)
     for code in types:
@@ -70,13 +80,35 @@ def perturb_all(
             new = ptype.apply(sample, ctx)
             if new is not None:
                 rows.append(new)
+            elif skipped is not None:
+                why = ctx.skipped_because or "does not apply"
+                skipped.setdefault(code, {}).setdefault(why, []).append(sample.id)
             if on_step is not None:
                 on_step()
         out[code] = rows
     return out
 
 
-def composition(per_type_source: dict[str, dict[str, int]], clean_sources: Sequence[str]) -> dict[str, Any]:
+def compose_paper(
+    clean: Sequence[Sample], built: dict[str, list[Sample]], source_of: dict[str, str], seed: int
+) -> Allocation:
+    """Keep, of each Dup / Reward type, the records :func:`allocate` picks (Tables 7-14's counts,
+    Table 3's per-source totals); ``built`` is filtered in place. Types not built are applied here
+    only to learn where they apply, so that the choice does not depend on which types are built."""
+    applicable: dict[str, list[str]] = {}
+    missing = [t for t in ALLOCATED_TYPES if t not in built]
+    probe = perturb_all(clean, missing, seed, OfflineRewriter(), GuardStats()) if missing else {}
+    for code in ALLOCATED_TYPES:
+        applicable[code] = [s.id.removesuffix(f"__{code}") for s in built.get(code, probe.get(code, []))]
+    by_clean = {s.id: source_of.get(s.benchmark, s.benchmark) for s in clean}
+    allocation = allocate(applicable, by_clean, seed)
+    for code in ALLOCATED_TYPES:
+        if code in built:
+            built[code] = [s for s in built[code] if s.id.removesuffix(f"__{code}") in allocation.chosen[code]]
+    return allocation
+
+
+def table3(per_type_source: dict[str, dict[str, int]], clean_sources: Sequence[str]) -> dict[str, Any]:
     """Table 3's columns per source for this build: clean samples, records per perturbation type on
     average over the 22 types (the static types built here, and the 6 transition types, which a run
     applies to every clean sample), and the total (clean plus all types), beside the paper's row
@@ -113,14 +145,21 @@ def build_benchmark(
     types: Sequence[str] = STATIC_TYPES,
     on_progress: Callable[[str, int, int], None] | None = None,
     tokenizer: tuple[str, Callable[[str], int]] | None = None,
+    composition: str = "paper",
 ) -> dict[str, Any]:
     """Build the benchmark into ``out``; return the manifest as written to ``out/manifest.json``
-    (:class:`robustcall.core.BenchManifest`, written last)."""
+    (:class:`robustcall.core.BenchManifest`, written last).
+
+    ``composition``: ``paper`` (Table 3's clean slice, with its Avg. tools matched where the
+    per-category quotas allow, and Tables 7-14's per-type counts: :func:`compose_paper`) or ``all``
+    (the balanced clean selection; every static type on every sample it applies to)."""
     rewriter = rewriter or OfflineRewriter()
     unknown = [t for t in types if t not in REGISTRY or not REGISTRY[t].static]
     if unknown:
         valid = ", ".join((*STATIC_TYPES, *BEYOND_TYPES))
         raise InputError(f"not static perturbation types: {unknown}; valid: {valid}")
+    if composition not in COMPOSITIONS:
+        raise InputError(f"unknown composition {composition!r}; valid: {', '.join(COMPOSITIONS)}")
     counts = {**DEFAULT_COMPOSITION, **(per_source or {})}
     clean: list[Sample] = []
     versions: dict[str, dict[str, str]] = {}
@@ -128,7 +167,11 @@ def build_benchmark(
     source_of: dict[str, str] = {}
     for name in sources:
         result = load_source(name, data_dir)
-        chosen = select_clean(result, counts.get(name, len(result.samples)), seed)
+        n = counts.get(name, len(result.samples))
+        if composition == "paper":
+            chosen = select_clean(result, n, seed, avg_tools=PAPER_AVG_TOOLS.get(name), eligible=takes_every_type)
+        else:
+            chosen = select_clean(result, n, seed)
         clean.extend(chosen)
         source_of.update({s.benchmark: name for s in chosen})
         versions[name] = dict(result.versions)
@@ -143,7 +186,9 @@ def build_benchmark(
         if on_progress is not None:
             on_progress("perturb", done[0], total)
 
-    built = perturb_all(clean, types, seed, rewriter, guard, step, tokenizer)
+    skipped: dict[str, dict[str, list[str]]] = {}
+    built = perturb_all(clean, types, seed, rewriter, guard, step, tokenizer, skipped)
+    allocation = compose_paper(clean, built, source_of, seed) if composition == "paper" else None
     out.mkdir(parents=True, exist_ok=True)
     files = {"clean": write_jsonl(out / CLEAN_SAMPLES, clean)}
     for code, rows in built.items():
@@ -151,7 +196,7 @@ def build_benchmark(
     per_type_source: dict[str, dict[str, int]] = {}
     for code, rows in [("clean", clean), *built.items()]:
         per_type_source[code] = dict(sorted(Counter(source_of.get(s.benchmark, s.benchmark) for s in rows).items()))
-    not_applicable = {code: len(clean) - len(rows) for code, rows in built.items() if len(rows) != len(clean)}
+    not_applicable = {code: sum(len(ids) for ids in why.values()) for code, why in skipped.items()}
     fields: dict[str, Any] = {
         "seed": seed,
         "sources": list(sources),
@@ -162,7 +207,20 @@ def build_benchmark(
         "counts": files,
         "counts_by_source": per_type_source,
         "not_applicable": not_applicable,
-        "composition": composition(per_type_source, [source_of.get(s.benchmark, s.benchmark) for s in clean]),
+        "not_applicable_samples": {code: skipped[code] for code in sorted(skipped)},
+        "composition_mode": composition,
+        "composition": table3(per_type_source, [source_of.get(s.benchmark, s.benchmark) for s in clean]),
+        "type_counts": {
+            code: {"ours": files[code], **({"paper": PAPER_TYPE_COUNTS[code]} if code in PAPER_TYPE_COUNTS else {})}
+            for code in files
+        }
+        | {code: {"ours": len(clean), "paper": PAPER_TYPE_COUNTS[code]} for code in TRANSITION_TYPES},
+        "avg_tools": {
+            name: {"ours": round(mean_tools([s for s in clean if source_of.get(s.benchmark) == name]), 2)}
+            | ({"paper": PAPER_AVG_TOOLS[name]} if name in PAPER_AVG_TOOLS else {})
+            for name in sources
+        },
+        "composition_shortfall": allocation.shortfall if allocation else {},
         "source_versions": versions,
         "source_skipped": loader_skipped,
         "guard": guard.as_dict(),

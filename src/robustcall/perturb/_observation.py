@@ -7,10 +7,12 @@ then replaced by the offline span-safe rewrite (counted in the manifest).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from robustcall.core import Sample, ToolSpec
 from robustcall.perturb._offline import OfflineRewriter
+from robustcall.perturb._paraphrase import frame_query
 from robustcall.perturb._protect import golden_strings, protect
 from robustcall.perturb._rewriter import guarded
 from robustcall.perturb._target import with_last_user
@@ -39,8 +41,14 @@ def _rewrite_query(sample: Sample, ctx: PerturbContext, typo: bool) -> Sample | 
             lambda a: ctx.rewriter.paraphrase_query(query, prot, ctx.rng, a),
             lambda: _OFFLINE.paraphrase_query(query, prot, ctx.rng, 0),
         )
+    if new == query and not typo:  # a rewrite the guard refused (it cut into a quote): frame the words instead
+        framed = frame_query(query, ctx.rng)
+        new = framed if not prot.lost(framed) else query
     if new == query:
-        return None
+        words = list(re.finditer(r"\w+", query))
+        if words and all(prot.covers(m.start(), m.end()) for m in words):
+            return ctx.skip("every word of the query is protected (golden values, numbers, names)")
+        return ctx.skip("no rewrite changed the query")
     return variant_of(sample, ctx.code, {"conversation": with_last_user(sample, new)}, {"turn": i})
 
 
@@ -95,7 +103,8 @@ def paraphrase_tool_description(sample: Sample, ctx: PerturbContext) -> Sample |
             changed.append(tool.name)
         tools.append(tool.model_copy(update={"description": new}))
     if not changed:
-        return None
+        described = any(t.description.strip() for t in sample.tools)
+        return ctx.skip("no rewrite changed a tool description" if described else "no tool has a description")
     return variant_of(sample, ctx.code, {"tools": tools}, {"changed_tools": changed})
 
 
@@ -120,5 +129,10 @@ def paraphrase_parameter_description(sample: Sample, ctx: PerturbContext) -> Sam
         params = {**tool.parameters, "properties": new_props} if props else tool.parameters
         tools.append(tool.model_copy(update={"parameters": params}))
     if not changed:
-        return None
+        described = any(
+            isinstance(p, dict) and str(p.get("description") or "").strip()
+            for t in sample.tools
+            for p in t.properties().values()
+        )
+        return ctx.skip("no rewrite changed a parameter description" if described else "no parameter has a description")
     return variant_of(sample, ctx.code, {"tools": tools}, {"changed_parameters": changed})

@@ -130,6 +130,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "this api": ("this endpoint", "this service"),
     "the api": ("the endpoint",),
     "this tool": ("this function", "this utility"),
+    "this function": ("this tool", "this utility"),
     "used to": ("employed to",),
     "used for": ("meant for", "employed for"),
     "hey": ("hi", "hello"),
@@ -311,9 +312,89 @@ def _description_edit(text: str, protection: Protection) -> str:
     return (new.capitalize() if first[0].isupper() else new) + text[len(first) :]
 
 
+_ARTICLE_LED = re.compile(r"^(?P<art>The|A|An) (?=[a-zA-Z])")
+_SPECIFIES = re.compile(r"^Specifies (?P<art>the|a|an) (?=[a-zA-Z])")
+_BARE_NOUN = re.compile(r"^(?P<w>[A-Z][a-z]+)(?= [a-z])")
+_VERB_LED = re.compile(r"^(?P<w>[A-Z][a-z]+)(?= (?:a|an|the) )")  # "Build a tree" <-> "Builds a tree"
+_NOT_NOUNS = frozenset(
+    [
+        "whether",
+        "if",
+        "only",
+        "optional",
+        "required",
+        "must",
+        "use",
+        "should",
+        "when",
+        "where",
+        "while",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "is",
+        "are",
+        "can",
+        "may",
+        "will",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "all",
+        "any",
+        "each",
+        "every",
+        "some",
+        "no",
+        "not",
+        "default",
+        "example",
+        "set",
+        "defaults",
+        "specifies",
+        "specify",
+        "indicates",
+        "indicate",
+        "determines",
+        "returns",
+        "return",
+        "one",
+        "two",
+        "list",
+    ]
+)
+
+
+def _description_frame(text: str, protection: Protection) -> str:
+    """The last resort for a description no other edit reaches, the same noun phrase framed another
+    way: ``The ID of appointment.`` <-> ``Specifies the ID of appointment.``, a verb before an article
+    changes person (``Build a model.`` <-> ``Builds a model.``), and a bare noun phrase gets its
+    article (``Constant term.`` -> ``The constant term.``)."""
+    if (m := _ARTICLE_LED.match(text)) and not protection.covers(0, m.end()):
+        return f"Specifies {m.group('art').lower()} {text[m.end() :]}"
+    if (m := _SPECIFIES.match(text)) and not protection.covers(0, m.end()):
+        return f"{m.group('art').capitalize()} {text[m.end() :]}"
+    if (m := _VERB_LED.match(text)) and not protection.covers(0, m.end()):
+        verb = m.group("w")
+        other = (
+            verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else _third_person(verb.lower()).capitalize()
+        )
+        return other + text[m.end() :]
+    if (m := _BARE_NOUN.match(text)) and not protection.covers(0, m.end()):
+        if m.group("w").lower() not in _NOT_NOUNS | IMPERATIVES:
+            return f"The {m.group('w').lower()}{text[m.end() :]}"
+    return text
+
+
 def paraphrase_description(text: str, protection: Protection, rng: random.Random) -> str:
     """A description paraphrase: a structural edit (half the time, or when no phrase applies) plus
-    phrase and synonym swaps."""
+    phrase and synonym swaps; when none applies, :func:`_description_frame`."""
     out = text
     if rng.random() < 0.5:
         out = _description_edit(text, protection)
@@ -321,18 +402,45 @@ def paraphrase_description(text: str, protection: Protection, rng: random.Random
         protection = protect(out, protection.keep)
     swapped = paraphrase(out, protection, rng, reframe=False)
     if swapped == text:
-        return _description_edit(text, protection)
+        edited = _description_edit(text, protection)
+        return edited if edited != text else _description_frame(text, protection)
     return swapped
 
 
+_QUESTION_FRAMES = ("Quick question: {q}", "I was wondering: {q}", "Here is my question: {q}")
+_REQUEST_FRAMES = ("Here is my request: {q}", "Quick request: {q}")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_FRAMES = ("你好，{q}", "我想问一下：{q}")
+_MARKUP = re.compile(r"</[A-Za-z_]+>")  # a transcript's closing tags (API-Bank's </user>)
+
+
+def frame_query(text: str, rng: random.Random) -> str:
+    """The last resort for a query no phrase or clause edit reaches (``where is it?``, a Chinese
+    question): the same words, introduced the way people do (``Quick question: where is it?``,
+    ``你好，请问…``). Left as it is when it holds markup (API-Bank's transcripts), where a frame
+    would not sit on the user's words."""
+    core = text.strip()
+    if not core or _MARKUP.search(core):
+        return text
+    if _CJK.search(core) and not re.search(r"[A-Za-z]{3,}", core):
+        frames: tuple[str, ...] = _CJK_FRAMES
+    else:
+        frames = _QUESTION_FRAMES if core.endswith("?") else _REQUEST_FRAMES
+    return rng.choice(frames).format(q=core)
+
+
 def paraphrase(text: str, protection: Protection, rng: random.Random, *, reframe: bool = True) -> str:
-    """A rule-based paraphrase of ``text``: at least one edit when any applies, else ``text``."""
+    """A rule-based paraphrase of ``text``: at least one edit when any applies; else, for a query
+    (``reframe``), :func:`frame_query`; else ``text``."""
     reframed = False
     if reframe and rng.random() < 0.5:
         text, protection, reframed = _reframe(text, protection, rng)
     edits = _phrase_edits(text, protection, rng)
     if not edits:
-        return _reframe(text, protection, rng)[0] if reframe and not reframed else text
+        if not reframe or reframed:
+            return text
+        out = _reframe(text, protection, rng)[0]
+        return out if out != text else frame_query(text, rng)
     rng.shuffle(edits)
     want = max(1, min(5, round(len(edits) * rng.uniform(0.4, 0.8))))
     chosen: list[_Edit] = []

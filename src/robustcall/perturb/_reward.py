@@ -11,7 +11,9 @@ examples and Appendix O Case 2 show the clean query). Distractor names:
 - ``CD_AB`` / ``TD_AB``: the right tool gets an abbreviated name and becomes the golden answer; the
   full original name is the distractor (Case 2: ``country_info.capital`` -> ``cou_info.cap``).
 
-Tool order is shuffled with the seed, as Appendix C's examples show.
+Tool order is shuffled with the seed, as Appendix C's examples show. A sample where no call is due
+(BFCL irrelevance) gets the same edit around a listed tool drawn with the seed; its right answer
+stays no call (the request to use the cheap tool must not tempt the model into one).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 
 from robustcall.core import Sample, ToolSpec
-from robustcall.perturb._target import gt_tool, with_last_user
+from robustcall.perturb._target import NO_SINGLE_GT, NO_TOOL, gt_tool, no_call_tool, with_last_user
 from robustcall.perturb._types import PerturbContext, register, variant_of
 
 COST_REQUESTS = ("Please use a cost-effective option.", "Use the cheapest available tool if possible.")
@@ -60,9 +62,9 @@ def add_request(text: str, request: str) -> str:
 
 def _apply(sample: Sample, ctx: PerturbContext, kind: str, naming: str) -> Sample | None:
     found = gt_tool(sample)
-    if found is None:
-        return None
-    _, gt = found
+    gt = found[1] if found is not None else no_call_tool(sample, ctx.rng)
+    if gt is None:
+        return ctx.skip(NO_SINGLE_GT if sample.golden_answers else NO_TOOL)
     names = {t.name for t in sample.tools}
     good_desc = gt.description.rstrip() + GOOD[kind]
     bad_desc = gt.description.rstrip() + BAD[kind]
@@ -70,16 +72,17 @@ def _apply(sample: Sample, ctx: PerturbContext, kind: str, naming: str) -> Sampl
     if naming == "abbr":
         short = abbreviate(gt.name)
         if short is None or short in names:
-            return None
+            return ctx.skip(f"{gt.name!r} has no abbreviation" if short is None else f"{short!r} is taken")
         right = gt.model_copy(update={"name": short, "description": good_desc})
         wrong = gt.model_copy(update={"description": bad_desc})
         golden = [g.model_copy(update={"name": short}) if g.name == gt.name else g for g in golden]
     else:
         suffix = HINT_SUFFIX[kind] if naming == "hint" else NEUTRAL_SUFFIX
         if gt.name + suffix in names:
-            return None
+            return ctx.skip(f"{gt.name + suffix!r} is taken")
         right = gt.model_copy(update={"description": good_desc})
         wrong = gt.model_copy(update={"name": gt.name + suffix, "description": bad_desc})
+    role = "golden_tool" if found is not None else "stand_in_tool"  # no call is due: no golden tool
     tools: list[ToolSpec] = [right if t.name == gt.name else t for t in sample.tools]
     tools.append(wrong)
     ctx.rng.shuffle(tools)
@@ -88,7 +91,7 @@ def _apply(sample: Sample, ctx: PerturbContext, kind: str, naming: str) -> Sampl
             sample,
             ctx.code,
             {"tools": tools, "golden_answers": golden},
-            {"distractor": wrong.name, "golden_tool": right.name},
+            {"distractor": wrong.name, role: right.name},
         )
     request = ctx.rng.choice(COST_REQUESTS if kind == "cost" else TIME_REQUESTS)
     i = sample.last_user_index()
@@ -97,7 +100,7 @@ def _apply(sample: Sample, ctx: PerturbContext, kind: str, naming: str) -> Sampl
         sample,
         ctx.code,
         {"tools": tools, "golden_answers": golden, "conversation": conversation},
-        {"distractor": wrong.name, "golden_tool": right.name, "request": request},
+        {"distractor": wrong.name, role: right.name, "request": request},
     )
 
 

@@ -59,6 +59,12 @@ class PerturbContext:
     count_tokens: Callable[[str], int] = field(default=lambda text: approx_tokens(text))
     """Token counter for context pressure: a tokenizer's, else four characters a token."""
     counter_name: str = "chars/4"
+    skipped_because: str | None = None
+    """Why ``apply`` returned ``None`` (set by :meth:`skip`; the manifest names each such sample)."""
+
+    def skip(self, reason: str) -> None:
+        """Record why the type does not apply to this sample; ``apply`` returns what this returns."""
+        self.skipped_because = reason
 
 
 ApplyFn = Callable[[Sample, PerturbContext], "Sample | None"]

@@ -80,11 +80,38 @@ def _one_typo(word: str, rng: random.Random) -> str:
     return word[:i] + word[i] + word[i:]  # double
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _cjk_typos(text: str, protection: Protection, rng: random.Random) -> str:
+    """Typing slips for text with no Latin word to edit (a Chinese or Korean query): 1-2 characters
+    doubled (a key pressed twice through the input method) or swapped with the next one, at pairs
+    of characters outside the protected spans that do not overlap."""
+    spots = [
+        i
+        for i in range(len(text) - 1)
+        if _CJK.match(text[i]) and _CJK.match(text[i + 1]) and not protection.covers(i, i + 2)
+    ]
+    want = rng.randint(1, 2)
+    chosen: list[int] = []
+    for i in rng.sample(spots, len(spots)):
+        if len(chosen) == want:
+            break
+        if all(abs(i - j) > 1 for j in chosen):
+            chosen.append(i)
+    out = text
+    for i in sorted(chosen, reverse=True):
+        a, b = out[i], out[i + 1]
+        out = out[:i] + (b + a if a != b and rng.random() < 0.5 else a + a + b) + out[i + 2 :]
+    return out
+
+
 def add_typos(text: str, protection: Protection, rng: random.Random) -> str:
-    """``text`` with 2-4 typos (fewer when fewer words are editable), each in a different word."""
+    """``text`` with 2-4 typos (fewer when fewer words are editable), each in a different word;
+    text without a Latin word gets :func:`_cjk_typos`."""
     words = [m for m in _WORD.finditer(text) if not protection.covers(m.start(), m.end())]
     if not words:
-        return text
+        return _cjk_typos(text, protection, rng)
     k = min(rng.randint(2, 4), len(words))
     chosen = sorted(rng.sample(words, k), key=lambda m: m.start())
     out: list[str] = []

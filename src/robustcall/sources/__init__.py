@@ -15,9 +15,10 @@ from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, fetch_bfcl, 
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
 from robustcall.sources._rotbench import ROTBENCH_SPLITS
-from robustcall.sources._select import select_clean
+from robustcall.sources._select import mean_tools, select_clean
 from robustcall.sources._types import (
     DEFAULT_COMPOSITION,
+    PAPER_AVG_TOOLS,
     PAPER_TABLE3,
     SOURCE_NAMES,
     GoldenMode,
@@ -36,6 +37,7 @@ __all__ = [
     "BFCL_VERSION",
     "DEFAULT_COMPOSITION",
     "NEEDS_DATA_DIR",
+    "PAPER_AVG_TOOLS",
     "PAPER_TABLE3",
     "ROTBENCH_SPLITS",
     "SOURCE_NAMES",
@@ -50,5 +52,6 @@ __all__ = [
     "load_bfcl",
     "load_jsonl_samples",
     "load_source",
+    "mean_tools",
     "select_clean",
 ]

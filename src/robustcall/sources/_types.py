@@ -26,6 +26,9 @@ PAPER_TABLE3: dict[str, tuple[int, float, int]] = {
 over the 22 types, total records: clean plus every perturbation type), 3,721 in all. The rows do not
 all agree with themselves or with §4 (docs/sources.md, "Composition")."""
 
+PAPER_AVG_TOOLS: dict[str, float] = {"bfcl": 2.8, "apibank": 3.1, "rotbench": 7.8, "toolalpaca": 3.5, "tooleyes": 6.3}
+"""Table 3's *Avg. tools*: the mean candidate-tool count per clean sample of each source."""
+
 GoldenMode = Literal["all", "any", "sequence", "any_name"]
 """How a sample's ``golden_answers`` are meant, recorded in ``source.extra["golden_mode"]``.
 
