@@ -74,7 +74,21 @@ def test_every_directory_the_commands_write_validates(tmp_path: Path) -> None:
 
 def test_problems_are_one_line_each_and_exit_1(tmp_path: Path) -> None:
     bench, run = tmp_path / "bench", tmp_path / "run"
-    _ok("build", "--sources", "bfcl", "--seed", "0", "--out", str(bench), "--per-source", "bfcl=2", "--types", "CD")
+    _ok(
+        "build",
+        "--sources",
+        "bfcl",
+        "--seed",
+        "0",
+        "--out",
+        str(bench),
+        "--per-source",
+        "bfcl=2",
+        "--types",
+        "CD",
+        "--composition",
+        "all",
+    )
     _ok("run", "--bench", str(bench), "--model", "scripted:oracle", "--types", "clean", "--out", str(run))
     _ok("score", str(run), "--bootstrap", "0")
     assert validate_run_dir(tmp_path) == []

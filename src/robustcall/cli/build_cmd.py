@@ -150,9 +150,9 @@ def print_build(manifest: dict[str, Any], names: list[str], out: Path, seconds: 
     order = {code: i for i, code in enumerate(("clean", *STATIC_TYPES, *BEYOND_TYPES))}
     counts_by_source = manifest["counts_by_source"]
     type_counts = manifest.get("type_counts", {})
-    rows = [(c, counts_by_source[c]) for c in sorted(counts_by_source, key=lambda c: order.get(c, len(order)))]
-    rows += [(c, counts_by_source.get("clean", {})) for c in TRANSITION_TYPES]  # a run applies them to every sample
-    for code, by_source in rows:
+    lines = [(c, counts_by_source[c]) for c in sorted(counts_by_source, key=lambda c: order.get(c, len(order)))]
+    lines += [(c, counts_by_source.get("clean", {})) for c in TRANSITION_TYPES]  # a run applies them to every sample
+    for code, by_source in lines:
         paper = type_counts.get(code, {}).get("paper")
         table.add_row(
             type_info(code).display + ("*" if code in TRANSITION_TYPES else ""),

@@ -1,11 +1,12 @@
 """Action perturbations: same-name distractors (Dup-*) and redundant sibling tools (RedunTool).
 
-A sample where no call is due (BFCL irrelevance) gets the same edits around a listed tool drawn
-with the seed, and its right answer stays no call. Placement follows Appendix C: the Dup-NoDesc / Dup-Desc / Dup-DescWP / Dup-SwapDP distractor sits
+Placement follows Appendix C: the Dup-NoDesc / Dup-Desc / Dup-DescWP / Dup-SwapDP distractor sits
 right after the GT tool; the Dup-WrongP distractor at a seeded position elsewhere; RedunTool
 siblings are appended. A multi-call sample gets one distractor per golden call (the release's
 multi-call records carry 2-4 that share the golden tools' names). "Wrong params" are another
 tool's parameters with no name in common with the GT's, else a generic ``query``/``limit`` pair.
+A sample where no call is due (BFCL irrelevance) gets the same edits around a listed tool drawn
+with the seed, and its right answer stays no call; ToolEyes gets RedunTool only.
 """
 
 from __future__ import annotations

@@ -386,9 +386,9 @@ def _description_frame(text: str, protection: Protection) -> str:
             verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else _third_person(verb.lower()).capitalize()
         )
         return other + text[m.end() :]
-    if (m := _BARE_NOUN.match(text)) and not protection.covers(0, m.end()):
-        if m.group("w").lower() not in _NOT_NOUNS | IMPERATIVES:
-            return f"The {m.group('w').lower()}{text[m.end() :]}"
+    m = _BARE_NOUN.match(text)
+    if m and not protection.covers(0, m.end()) and m.group("w").lower() not in _NOT_NOUNS | IMPERATIVES:
+        return f"The {m.group('w').lower()}{text[m.end() :]}"
     return text
 
 

@@ -62,9 +62,10 @@ class PerturbContext:
     skipped_because: str | None = None
     """Why ``apply`` returned ``None`` (set by :meth:`skip`; the manifest names each such sample)."""
 
-    def skip(self, reason: str) -> None:
-        """Record why the type does not apply to this sample; ``apply`` returns what this returns."""
+    def skip(self, reason: str) -> Sample | None:
+        """Record why the type does not apply to this sample; ``None``, for ``apply`` to return."""
         self.skipped_because = reason
+        return None
 
 
 ApplyFn = Callable[[Sample, PerturbContext], "Sample | None"]

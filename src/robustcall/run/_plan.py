@@ -104,8 +104,8 @@ def as_transition(sample: Sample, code: str) -> Sample:
 def spread_subset(samples: list[Sample], n: int) -> list[Sample]:
     """``n`` samples taken round-robin over (benchmark, category) groups, each group in id order.
 
-    Groups whose samples expect a call come first (every type applies to them), BFCL live ones last
-    (irrelevance items have no GT tool, so Action and Reward types skip them)."""
+    Groups whose samples expect a call come first (each type is built around their own GT tool), BFCL
+    live ones last (irrelevance items get the Action and Reward types around a stand-in tool)."""
     groups: dict[tuple[str, str], list[Sample]] = {}
     for s in sorted(samples, key=lambda s: s.id):
         groups.setdefault((s.benchmark, s.category), []).append(s)
