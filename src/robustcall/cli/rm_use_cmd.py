@@ -169,7 +169,7 @@ def best_of_n(
 ) -> None:
     """Best-of-n by RM score vs greedy, majority vote and schema validation (accuracy, Table 8)."""
     from robustcall.core import write_jsonl
-    from robustcall.report import bon_accuracy_table, bon_error_table
+    from robustcall.report import bon_accuracy_table, bon_error_table, bon_rotbench_table
     from robustcall.rewards import draw_all, judge_sample
 
     picked = load_samples(
@@ -199,12 +199,13 @@ def best_of_n(
                 for sc in scorers.values():
                     close_scorer(sc)
     finish_watched(watch, max_infra_errors)
-    acc, errs = bon_accuracy_table(records, n), bon_error_table(records)
-    typer.echo(acc.markdown())
-    typer.echo(errs.markdown())
+    rot = bon_rotbench_table(records, n)
+    tables = [bon_accuracy_table(records, n), bon_error_table(records), *([rot] if rot else [])]
+    for t in tables:
+        typer.echo(t.markdown())
     if out is not None:
         write_jsonl(out / "best_of_n.jsonl", records)
-        for t in (acc, errs):
+        for t in tables:
             (out / f"{t.name}.md").write_text(t.markdown(), encoding="utf-8")
             (out / f"{t.name}.csv").write_text(t.csv(), encoding="utf-8")
 

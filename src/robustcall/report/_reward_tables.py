@@ -56,6 +56,40 @@ def bon_accuracy_table(records: Sequence[BonRecord], n: int) -> Table:
     )
 
 
+ROTBENCH_SPLITS = ("clean", "slight", "medium", "heavy", "union")
+
+
+def bon_rotbench_table(records: Sequence[BonRecord], n: int) -> Table | None:
+    """ToolRM's Table 3 for one generator: RoTBench's Tool Selection, Parameter Identification and
+    Content Filling (%) of each method's picks per noise split (greedy: "Clean" / "Union"; an RM's
+    picks: "Clean@n" / "Union@n"). ``None`` without RoTBench records."""
+    rot = [r for r in records if r.stages]
+    if not rot:
+        return None
+    methods = [m for m in methods_of(rot) if any(m in r.stages for r in rot)]
+    splits = [s for s in ROTBENCH_SPLITS if any(r.category == s for r in rot)]
+    header = ["Method"] + [f"{abbr} {s}" for abbr in ("TS", "PI", "CF") for s in splits]
+    rows = []
+    for method in methods:
+        cells = [method]
+        for stage in range(3):
+            for split in splits:
+                rs = [r for r in rot if r.category == split and method in r.stages]
+                cells.append(f"{100 * sum(r.stages[method][stage] for r in rs) / len(rs):.1f}" if rs else "-")
+        rows.append(cells)
+    sizes = ", ".join(f"{s}: {sum(r.category == s for r in rot)}" for s in splits)
+    return Table(
+        name="best_of_n_rotbench",
+        title=f"RoTBench stages (%) of the Best-of-{n} picks ({sizes} samples; ToolRM Table 3)",
+        header=header,
+        rows=rows,
+        notes=[
+            "TS: Tool Selection (the name); PI: Parameter Identification (and the parameter names); "
+            "CF: Content Filling (and every value). Each stage needs the one before (RoTBench's rules).",
+        ],
+    )
+
+
 def bon_error_table(records: Sequence[BonRecord]) -> Table:
     """Table 8: error counts per type for every method's picks."""
     methods = methods_of(records)

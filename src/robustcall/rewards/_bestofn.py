@@ -22,7 +22,7 @@ from robustcall.rewards._output import output_calls
 from robustcall.rewards._schema import schema_violations
 from robustcall.rewards._scorers import OutputScorer
 from robustcall.rewards._types import IRRELEVANCE_ERROR
-from robustcall.score import SampleScorer
+from robustcall.score import SampleScorer, rotbench_stages
 
 __all__ = ["IRRELEVANCE_ERROR"]  # re-exported: Table 8's row
 
@@ -110,6 +110,9 @@ class BonRecord(BaseModel):
     fsm: dict[str, bool] = Field(default_factory=dict)
     error_type: dict[str, str] = Field(default_factory=dict)
     """method -> error type of an incorrect pick."""
+    stages: dict[str, list[bool]] = Field(default_factory=dict)
+    """RoTBench samples only: method -> the pick's Tool Selection, Parameter Identification and
+    Content Filling (``score.rotbench_stages``; ToolRM's Table 3)."""
 
 
 def error_of(sample: Sample, text: str) -> str:
@@ -158,6 +161,9 @@ def judge_sample(
         rec.fsm[method] = full_sequence_match(sample, text)
         if not ok:
             rec.error_type[method] = error_of(sample, text)
+        if sample.benchmark == "rotbench":
+            calls = output_calls(text, sample.tools)
+            rec.stages[method] = [False] * 3 if calls is None else list(rotbench_stages(sample, calls))
     return rec
 
 

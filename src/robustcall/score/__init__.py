@@ -4,7 +4,7 @@ from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
 from robustcall.score._error_modes import ErrorModes, error_mode
-from robustcall.score._rules import MODES, GoldenModeError, Judgement
+from robustcall.score._rules import MODES, ROTBENCH_STAGES, GoldenModeError, Judgement, rotbench_stages
 from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run
 from robustcall.score._scorer import (
     SCORERS,
@@ -21,6 +21,7 @@ from robustcall.score._validate import run_dirs, validate_run_dir
 __all__ = [
     "MODES",
     "PARALLEL_MIN",
+    "ROTBENCH_STAGES",
     "SCORERS",
     "BfclChecker",
     "ErrorModes",
@@ -36,6 +37,7 @@ __all__ = [
     "injection_followed",
     "refuse_duplicates",
     "reparse",
+    "rotbench_stages",
     "run_dirs",
     "run_mode",
     "score_prediction",

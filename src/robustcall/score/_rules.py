@@ -119,6 +119,48 @@ def score_rotbench(sample: Sample, calls: list[ToolCall]) -> Judgement:
     return _match_all(calls[: len(sample.golden_answers)], sample.golden_answers, subset=False, allow_extra=False)
 
 
+ROTBENCH_STAGES = ("Tool Selection", "Parameter Identification", "Content Filling")
+"""RoTBench's three nested stages (Ye et al., 2024; ToolRM's Table 3)."""
+
+
+def _paired(calls: list[ToolCall], golden: list[GoldenAnswer], same_keys: bool) -> bool:
+    """Every gold call has its own predicted call of the same name (and parameter names)."""
+    free = list(range(len(calls)))
+    for g in golden:
+        hit = next(
+            (
+                i
+                for i in free
+                if calls[i].name == g.name and (not same_keys or calls[i].arguments.keys() == g.parameters.keys())
+            ),
+            None,
+        )
+        if hit is None:
+            return False
+        free.remove(hit)
+    return True
+
+
+def rotbench_stages(sample: Sample, calls: list[ToolCall]) -> tuple[bool, bool, bool]:
+    """RoTBench's stages for one answer: Tool Selection (the action's name is the gold's), Parameter
+    Identification (and its parameter names are the gold's), Content Filling (and every value is, as
+    :func:`score_rotbench`). Each stage needs the one before; with alternatives (``any``), the first
+    call against any gold answer; a sample with no gold call passes all three only with no call."""
+    golden = sample.golden_answers
+    if not golden or not calls:
+        none = not golden and not calls
+        return none, none, none
+    if golden_mode(sample) == "any":
+        ts = any(calls[0].name == g.name for g in golden)
+        pi = any(calls[0].name == g.name and calls[0].arguments.keys() == g.parameters.keys() for g in golden)
+    else:
+        used = calls[: len(golden)]
+        ts = len(used) == len(golden) and _paired(used, golden, same_keys=False)
+        pi = ts and _paired(used, golden, same_keys=True)
+    cf = pi and score_rotbench(sample, calls).correct
+    return ts, pi, cf
+
+
 def score_toolalpaca(sample: Sample, calls: list[ToolCall]) -> Judgement:
     """The most lenient: name match plus the golden parameter values a subset of the predicted."""
     if golden_mode(sample) == "any":
