@@ -161,6 +161,11 @@ def best_of_n(
     temperature: Annotated[float, typer.Option("--temperature")] = 0.6,
     limit: LimitOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for records and tables.")] = None,
+    env: Annotated[
+        str | None,
+        typer.Option("--env", help="Best-of-n at every step of multi-turn episodes (bfcl_multi_turn: Table 2)."),
+    ] = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="--env: step limit per episode.")] = 30,
     seed: SeedOpt = 0,
     settings: SettingsOpt = None,
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
@@ -171,6 +176,11 @@ def best_of_n(
     from robustcall.core import write_jsonl
     from robustcall.report import bon_accuracy_table, bon_error_table, bon_rotbench_table
     from robustcall.rewards import draw_all, judge_sample
+
+    if env is not None:
+        _multi_turn_best_of_n(env, generator, scorer or [], n, temperature, max_tokens, limit, out, max_steps,
+                              seed, settings, concurrency, max_infra_errors, stop_after)  # fmt: skip
+        return
 
     picked = load_samples(
         source or ["bfcl"] if not samples else source or [],
@@ -208,6 +218,84 @@ def best_of_n(
         for t in tables:
             (out / f"{t.name}.md").write_text(t.markdown(), encoding="utf-8")
             (out / f"{t.name}.csv").write_text(t.csv(), encoding="utf-8")
+
+
+def _multi_turn_best_of_n(
+    env_name: str,
+    generator: str,
+    scorer_specs: list[str],
+    n: int,
+    temperature: float,
+    max_tokens: int,
+    limit: int | None,
+    out: Path | None,
+    max_steps: int,
+    seed: int,
+    settings: Path | None,
+    concurrency: int,
+    max_infra_errors: int,
+    stop_after: int | None,
+) -> None:
+    """Table 2's multi-turn column: each method's picks executed step by step, episodes judged by the
+    environment (BFCL multi-turn: state and response checks)."""
+    from robustcall.envs import load_env
+    from robustcall.report import Table
+    from robustcall.rewards import STEP_METHODS, BestOfNModel
+    from robustcall.run import run_episode
+
+    try:
+        make_env = load_env(env_name)
+    except ValueError as exc:
+        raise fail(exc) from None
+    tasks = make_env().task_ids()[:limit]
+    scorers = {spec: make_scorer(spec, seed=seed, settings=settings) for spec in scorer_specs}
+    methods = [*STEP_METHODS, *(f"rm:{spec}" for spec in scorers)]
+    records: list[dict[str, object]] = []
+    rows: list[list[str]] = []
+
+    async def one(method: str, model: BestOfNModel, task: str, gate: asyncio.Semaphore) -> dict[str, object]:
+        async with gate:
+            environment = make_env()
+            traj = await run_episode(model, environment, task, seed=seed, max_steps=max_steps)
+            return {"method": method, "task": task, "score": environment.score(), "termination": traj.termination,
+                    "steps": len(traj.steps), "infra": traj.infra_error}  # fmt: skip
+
+    async def run_all() -> None:
+        for method in methods:
+            (inner,) = make_generators([generator], settings, concurrency)
+            model = BestOfNModel(inner, method, n=n, temperature=temperature, seed=seed,
+                                 scorer=scorers.get(method.removeprefix("rm:")), max_tokens=max_tokens)  # fmt: skip
+            gate = asyncio.Semaphore(max(1, concurrency))
+            try:
+                done = await asyncio.gather(*(one(method, model, t, gate) for t in tasks))
+            finally:
+                await model.aclose()
+            records.extend(done)
+            scores = [float(str(d["score"])) for d in done]
+            infra = sum(d["infra"] is not None for d in done)
+            acc = 100 * sum(scores) / len(scores) if scores else 0.0
+            rows.append([method, f"{acc:.1f}", str(len(done)), str(infra), str(model.draws_made)])
+
+    with watching(stop_after) as watch:
+        asyncio.run(run_all())
+    for sc in scorers.values():
+        close_scorer(sc)
+    finish_watched(watch, max_infra_errors)
+    table = Table(
+        name="best_of_n_multi_turn",
+        title=f"Best-of-{n} multi-turn accuracy (%) on {env_name} (ToolRM Table 2's Multi-Turn Acc)",
+        header=["Method", "Multi-turn acc", "episodes", "infra", "draws"],
+        rows=rows,
+        notes=["At every step n answers are drawn and the method's pick is executed; an episode counts when the "
+               "environment's checks pass at its end (BFCL: every turn's state and response checks)."],
+    )  # fmt: skip
+    typer.echo(table.markdown())
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        lines = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+        (out / "best_of_n_multi_turn.jsonl").write_text(lines, encoding="utf-8")
+        (out / f"{table.name}.md").write_text(table.markdown(), encoding="utf-8")
+        (out / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
 
 
 def filter_cmd(

@@ -11,6 +11,7 @@ from robustcall.rewards._bestofn import (
     rm_pick,
     schema_pick,
 )
+from robustcall.rewards._bon_model import STEP_METHODS, BestOfNModel
 from robustcall.rewards._bon_run import draw_all
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._eval import PairwiseResult, evaluate
@@ -63,8 +64,10 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "JUDGE_PROMPT",
     "MUTATORS",
     "SCORER_HELP",
+    "STEP_METHODS",
     "TABLE1_COUNTS",
     "TOOLRM_SYSTEM",
+    "BestOfNModel",
     "BfclScorer",
     "HFClassifierScorer",
     "BonRecord",
