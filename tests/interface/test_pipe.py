@@ -53,7 +53,7 @@ def _envs(shared_data: Path | None) -> list[str]:
 
 @pytest.fixture
 def data() -> Path | None:
-    from tests.conftest import SHARED_DATA
+    SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"  # as tests/conftest.py
 
     wordle = SHARED_DATA / "wordle"
     return wordle if wordle.is_dir() else None

@@ -11,7 +11,6 @@ import statistics
 from pathlib import Path
 
 import pytest
-from tests.conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
@@ -22,6 +21,7 @@ from robustcall.models._api import ModelRequest
 from robustcall.models._scripted import POLICIES, policy
 from robustcall.run import run_pipe
 
+SHARED_DATA = (Path(__file__).resolve().parents[3] / "shared" / "data").resolve()  # as tests/conftest.py
 DATA = {"dbbench": SHARED_DATA / "agentbench_dbbench", "wordle": SHARED_DATA / "wordle"}
 ENVS = ["maze", "textcraft", "dbbench", "bfcl_multi_turn", "wordle", "babyai", "sciworld"]
 
