@@ -84,7 +84,7 @@ def test_full_build_composition_per_source(full_build_oracle: FullBuild) -> None
     """Issue 26 items 1-4: the default build (``--composition paper``, seed 0, offline rewriter) has
     Table 3's per-source totals and Tables 7-14's per-type counts exactly, 3,721 records in all, and
     the manifest reports them beside the paper's (docs/sources.md, "Composition")."""
-    from robustcall.perturb import PAPER_TYPE_COUNTS
+    from robustcall.perturb import paper_type_counts
 
     records, _, manifest = full_build_oracle
     assert manifest["composition_mode"] == "paper"
@@ -102,8 +102,8 @@ def test_full_build_composition_per_source(full_build_oracle: FullBuild) -> None
         by_type[r.perturbation.type] = by_type.get(r.perturbation.type, 0) + 1
     assert by_source == totals
     # Tables 7-14: Dup 133/127/126/125/126, RedunTool 199, MisDesc/TimeDesc(-N) 102, -Abbr 144, the rest 199
-    assert by_type == PAPER_TYPE_COUNTS
-    assert {code: row["ours"] for code, row in manifest["type_counts"].items()} == PAPER_TYPE_COUNTS
+    assert by_type == paper_type_counts()
+    assert {code: row["ours"] for code, row in manifest["type_counts"].items()} == paper_type_counts()
     assert all(row["ours"] == row["paper"] for row in manifest["type_counts"].values())
     assert {n: (row["clean"], row["paper"]["clean"]) for n, row in comp.items()} == {
         n: (c, c) for n, c in DEFAULT_COMPOSITION.items()
@@ -126,7 +126,7 @@ def test_full_build_composition_per_source(full_build_oracle: FullBuild) -> None
     assert {t for t in eyes if type_info(t).component == "action"} == {"redundant"}
     # every clean sample carries every Observation type, RedunTool and every Transition type
     clean_ids = {r.id for r in records if r.perturbation.type == "clean"}
-    for code in (*[t for t in STATIC_TYPES if PAPER_TYPE_COUNTS[t] == 199], *TRANSITION_TYPES):
+    for code in (*[t for t in STATIC_TYPES if paper_type_counts()[t] == 199], *TRANSITION_TYPES):
         assert {clean_id_of(r) for r in records if r.perturbation.type == code} == clean_ids, code
 
 

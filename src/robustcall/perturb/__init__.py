@@ -13,10 +13,10 @@ from robustcall.perturb._build import build_benchmark, compose_paper, perturb_al
 from robustcall.perturb._compose import (
     ALLOCATED_TYPES,
     COMPOSITIONS,
-    PAPER_TYPE_COUNTS,
     Allocation,
     allocate,
     paper_allocated_by_source,
+    paper_type_counts,
     takes_every_type,
 )
 from robustcall.perturb._llm import LLMRewriter, model_specs
@@ -31,7 +31,6 @@ __all__ = [
     "COMPOSITIONS",
     "CONTEXT_LEVELS",
     "FOLLOW_UP",
-    "PAPER_TYPE_COUNTS",
     "REGISTRY",
     "Allocation",
     "GuardStats",
@@ -51,6 +50,7 @@ __all__ = [
     "message_text",
     "model_specs",
     "paper_allocated_by_source",
+    "paper_type_counts",
     "parse_score",
     "perturb_all",
     "protect",

@@ -29,9 +29,9 @@ from robustcall.core import (
 from robustcall.perturb._compose import (
     ALLOCATED_TYPES,
     COMPOSITIONS,
-    PAPER_TYPE_COUNTS,
     Allocation,
     allocate,
+    paper_type_counts,
     takes_every_type,
 )
 from robustcall.perturb._offline import OfflineRewriter
@@ -197,6 +197,7 @@ def build_benchmark(
     for code, rows in [("clean", clean), *built.items()]:
         per_type_source[code] = dict(sorted(Counter(source_of.get(s.benchmark, s.benchmark) for s in rows).items()))
     not_applicable = {code: sum(len(ids) for ids in why.values()) for code, why in skipped.items()}
+    paper = paper_type_counts()
     fields: dict[str, Any] = {
         "seed": seed,
         "sources": list(sources),
@@ -211,10 +212,9 @@ def build_benchmark(
         "composition_mode": composition,
         "composition": table3(per_type_source, [source_of.get(s.benchmark, s.benchmark) for s in clean]),
         "type_counts": {
-            code: {"ours": files[code], **({"paper": PAPER_TYPE_COUNTS[code]} if code in PAPER_TYPE_COUNTS else {})}
-            for code in files
+            code: {"ours": files[code], **({"paper": paper[code]} if code in paper else {})} for code in files
         }
-        | {code: {"ours": len(clean), "paper": PAPER_TYPE_COUNTS[code]} for code in TRANSITION_TYPES},
+        | {code: {"ours": len(clean), "paper": paper[code]} for code in TRANSITION_TYPES},
         "avg_tools": {
             name: {"ours": round(mean_tools([s for s in clean if source_of.get(s.benchmark) == name]), 2)}
             | ({"paper": PAPER_AVG_TOOLS[name]} if name in PAPER_AVG_TOOLS else {})

@@ -4,7 +4,7 @@ The paper's counts (Tables 7-14: one sample count per type reproduces every accu
 printed there; with Table 3's per-source totals):
 
 - every clean sample gets the 4 Observation types, RedunTool and the 6 Transition types (199 each);
-- the 5 Dup types and the 6 Reward types have fewer records, ``PAPER_TYPE_COUNTS``, and per source
+- the 5 Dup types and the 6 Reward types have fewer records (:func:`paper_type_counts`), and per source
   the records of these 11 types are Table 3's total minus 12 per clean sample
   (``paper_allocated_by_source``): BFCL 121, API-Bank 758, RoTBench 227, ToolAlpaca 227, ToolEyes 0.
 
@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from robustcall.core import STATIC_TYPES, TRANSITION_TYPES, Sample, seeded_rng, type_info
+from robustcall.core import STATIC_TYPES, TRANSITION_TYPES, Sample, paper_reference, seeded_rng, type_info
 from robustcall.perturb._protect import golden_strings, protect
 from robustcall.sources import PAPER_TABLE3
 
@@ -27,29 +27,21 @@ COMPOSITIONS = ("paper", "all")
 """``paper``: Table 3's clean slice and Tables 7-14's per-type counts (the default);
 ``all``: the balanced clean selection and every static type on every sample it applies to."""
 
-PAPER_TYPE_COUNTS: dict[str, int] = {
-    "clean": 199,
-    **{t: 199 for t in STATIC_TYPES if type_info(t).component == "observation"},
-    "same_name_A": 133,
-    "same_name_B": 127,
-    "same_name_C": 126,
-    "same_name_D": 125,
-    "same_name_E": 126,
-    "redundant": 199,
-    "CD": 102,
-    "TD": 102,
-    "CD_NT": 102,
-    "TD_NT": 102,
-    "CD_AB": 144,
-    "TD_AB": 144,
-    **dict.fromkeys(TRANSITION_TYPES, 199),
-}
-"""Records per type in RobustBench-TC (Tables 7-14); 3,721 in all with clean."""
 
-ALLOCATED_TYPES: tuple[str, ...] = tuple(t for t in STATIC_TYPES if PAPER_TYPE_COUNTS[t] < PAPER_TYPE_COUNTS["clean"])
-"""The types the paper gives to only some samples: the 5 Dup types and the 6 Reward types."""
+def paper_type_counts() -> dict[str, int]:
+    """Records per type in RobustBench-TC, ``clean`` first (Tables 7-14; 3,721 in all): read from
+    the one copy of the paper's numbers, ``core.paper_reference()`` (``paper_models.yaml``)."""
+    ref = paper_reference()
+    return {"clean": ref.clean_records, **ref.type_records}
 
-EVERY_SAMPLE = 1 + sum(1 for t in (*STATIC_TYPES, *TRANSITION_TYPES) if t not in ALLOCATED_TYPES)
+
+ALLOCATED_TYPES: tuple[str, ...] = tuple(
+    t for t in STATIC_TYPES if t.startswith("same_name") or type_info(t).component == "reward"
+)
+"""The types the paper gives to only some samples: the 5 Dup types and the 6 Reward types (every
+other type has 199 records; tests/perturb/test_composition.py checks it against the counts)."""
+
+EVERY_SAMPLE = 1 + len(STATIC_TYPES) + len(TRANSITION_TYPES) - len(ALLOCATED_TYPES)
 """Records per clean sample from the clean record and the types every sample gets (12)."""
 
 
@@ -100,8 +92,9 @@ def targets(clean_per_source: Mapping[str, int]) -> tuple[dict[str, int], dict[s
     for name, n in clean_per_source.items():
         clean = PAPER_TABLE3[name][0] if name in PAPER_TABLE3 else 0
         rows[name] = (2 * paper_rows[name] * n + clean) // (2 * clean) if clean else 0
-    total, paper_total = sum(rows.values()), sum(PAPER_TYPE_COUNTS[t] for t in ALLOCATED_TYPES)
-    exact = {t: PAPER_TYPE_COUNTS[t] * total / paper_total for t in ALLOCATED_TYPES}
+    paper = paper_type_counts()
+    total, paper_total = sum(rows.values()), sum(paper[t] for t in ALLOCATED_TYPES)
+    exact = {t: paper[t] * total / paper_total for t in ALLOCATED_TYPES}
     cols = {t: int(v) for t, v in exact.items()}
     by_remainder = sorted(ALLOCATED_TYPES, key=lambda t: (-(exact[t] - cols[t]), ALLOCATED_TYPES.index(t)))
     for t in by_remainder[: total - sum(cols.values())]:
