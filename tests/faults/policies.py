@@ -10,7 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from robustcall.core import Message, Step, ToolCall, Trajectory
-from robustcall.faults import FaultClass, FaultyEnv, InjectedFault
+from robustcall.faults import FaultyEnv, InjectedFault
+from robustcall.metrics import ERROR_TYPE_OF
 
 
 @dataclass
@@ -22,36 +23,46 @@ class Turn:
 
 Policy = Callable[[FaultyEnv, list[Turn]], tuple[str, ToolCall | None]]
 
-NAMES: dict[FaultClass, str] = {
-    "execution": "The server returned an HTTP error status code",
-    "semantic": "The result looks malformed or empty",
-    "nonstationary": "The API changed: the tool was deprecated or a parameter renamed",
+NAMES: dict[str, str] = {
+    "timeout": "The request timed out",
+    "rate limit": "We hit the rate limit",
+    "not found": "The resource was not found",
+    "unauthorized": "The credentials are unauthorized",
+    "server error": "The server had an internal error",
+    "empty result": "The result is empty",
+    "malformed": "The result is malformed",
+    "implausible value": "The result holds an implausible value",
+    "wrong type": "A field has the wrong type",
+    "wrong value": "The result holds a suspicious value",
+    "schema mismatch": "The response failed schema validation",
+    "stale": "The result is stale",
+    "deprecated": "The tool was deprecated",
+    "parameter changed": "A parameter was renamed",
 }
-WRONG: dict[FaultClass, FaultClass] = {
-    "execution": "semantic",
-    "semantic": "nonstationary",
-    "nonstationary": "execution",
-}
+"""A sentence naming each error type (``metrics.ERROR_TYPES``)."""
+_LABELS = list(NAMES)
+WRONG: dict[str, str] = {label: _LABELS[(i + 1) % len(_LABELS)] for i, label in enumerate(_LABELS)}
+"""Another error type for each (a misdiagnosis)."""
 GIVE_UP = "The tool keeps failing; I cannot complete the task."
 
 
-def _retry_once(say: Callable[[FaultClass], str]) -> Policy:
+def _retry_once(say: Callable[[InjectedFault], str]) -> Policy:
     def act(env: FaultyEnv, history: list[Turn]) -> tuple[str, ToolCall | None]:
         last = history[-1] if history else None
         if last is not None and last.fault is not None and last.call is not None:
             retried = len(history) >= 2 and history[-2].fault is not None and history[-2].call == last.call
             if retried:
-                return f"{say(last.fault.fault_class)}. {GIVE_UP}", None
-            return f"{say(last.fault.fault_class)}; retrying the same call once.", last.call
+                return f"{say(last.fault)}. {GIVE_UP}", None
+            return f"{say(last.fault)}; retrying the same call once.", last.call
         action = env.expert_action()
         return ("", action) if action is not None else ("Done.", None)
 
     return act
 
 
-retry_once = _retry_once(lambda cls: "That call did not work")
-diagnose_and_retry = _retry_once(lambda cls: NAMES[cls])
-misdiagnose_and_retry = _retry_once(lambda cls: NAMES[WRONG[cls]])
+retry_once = _retry_once(lambda fault: "That call did not work")
+diagnose_and_retry = _retry_once(lambda fault: NAMES[ERROR_TYPE_OF[fault.fault_type]])
+misdiagnose_and_retry = _retry_once(lambda fault: NAMES[WRONG[ERROR_TYPE_OF[fault.fault_type]]])
 
 
 def repeat_forever(env: FaultyEnv, history: list[Turn]) -> tuple[str, ToolCall | None]:

@@ -226,9 +226,12 @@ def test_an_agent_that_repeats_a_call_meets_faults_at_rate_delta() -> None:
     from robustcall.metrics import injection_counts
 
     delta, episodes, calls = 0.3, 20, 200
+    default = load_profile("default")
+    per_call = {c: w for c, w in default.faults.items() if FAULT_TYPES[c].fault_class != "nonstationary"}
+    profile = default.model_copy(update={"faults": per_call, "delta": delta})
     trajs = []
     for seed in range(episodes):
-        env = FaultyEnv(ShopEnv(), load_profile("default").with_delta(delta))
+        env = FaultyEnv(ShopEnv(), profile)
         env.reset("lamp", seed=seed)
         steps = []
         for i in range(calls):
@@ -242,8 +245,8 @@ def test_an_agent_that_repeats_a_call_meets_faults_at_rate_delta() -> None:
     assert counts.rate is not None and abs(counts.rate - delta) < 4 * se, counts
 
 
-@pytest.mark.parametrize("code", ["http_404", "http_401", "http_403", "tool_deprecated"])
-def test_permanent_faults_are_one_call_observations_by_default(code: str) -> None:
+@pytest.mark.parametrize("code", ["http_404", "http_401", "http_403"])
+def test_permanent_execution_errors_are_one_call_observations_by_default(code: str) -> None:
     env, inner = faulty(code, at_calls=[0])
     assert env.step(SEARCH).fault is not None and inner.executed == []
     again = env.step(SEARCH)
@@ -251,17 +254,35 @@ def test_permanent_faults_are_one_call_observations_by_default(code: str) -> Non
     assert [t.name for t in env.tools()] == ["search", "buy"]  # the interface is unchanged
 
 
-def test_interface_faults_by_default_accept_both_the_old_and_the_announced_call() -> None:
+def test_non_stationarity_persists_for_the_rest_of_the_episode_by_default() -> None:
+    """§3.1: a deprecated tool "becomes permanently unavailable", a changed specification stays changed;
+    the Bernoulli(δ) draw only decides whether the fault is injected (here at call 0 only)."""
+    env, inner = faulty("tool_deprecated", at_calls=[0])
+    first = env.step(SEARCH)
+    assert first.fault is not None and first.fault.persists
+    again = env.step(SEARCH)
+    assert again.fault is not None and again.fault.repeat_of == 0 and inner.executed == []
+    assert [t.name for t in env.tools()] == ["buy"]  # the tool list shows it
+    assert env.step(BUY).fault is None and inner.executed == [BUY]
+
     env, inner = faulty("param_renamed", at_calls=[0])
     assert "now named `query_v2`" in env.step(SEARCH).observation
-    assert env.step(SEARCH).fault is None  # the old name still works: no fault without a draw
-    assert env.step(ToolCall(name="search", arguments={"query_v2": "lamp"})).fault is None  # following it works
-    assert inner.executed == [SEARCH, SEARCH] and "query" in env.tools()[0].properties()
+    assert env.step(SEARCH).fault is not None  # the old name stays refused
+    assert env.step(ToolCall(name="search", arguments={"query_v2": "lamp"})).fault is None
+    assert inner.executed == [SEARCH] and env.tools()[0].required() == ["query_v2"]
+
     env, inner = faulty("param_required", at_calls=[0])
     env.step(SEARCH)
-    assert env.step(SEARCH).fault is None
+    assert env.step(SEARCH).fault is not None
     assert env.step(ToolCall(name="search", arguments={"query": "lamp", "api_version": "2"})).fault is None
-    assert inner.executed == [SEARCH, SEARCH]
+    assert inner.executed == [SEARCH] and "api_version" in env.tools()[0].required()
+
+
+def test_the_expert_stops_naming_the_removal_when_the_tool_it_needs_is_gone() -> None:
+    env, _ = faulty("tool_deprecated", at_calls=[0])
+    env.step(SEARCH)
+    assert env.expert_action() is None
+    assert env.expert_stop() is not None and "deprecated" in (env.expert_stop() or "")
 
 
 def test_sticky_is_a_profile_option() -> None:

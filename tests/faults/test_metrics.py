@@ -40,13 +40,13 @@ def test_retry_once_recovers_from_every_transient_fault_and_no_permanent_one() -
     assert m.faults == 15 and m.recovery_rate == 9 / 15 and m.success_rate == 9 / 15
     assert m.recovery_by_class == {"execution": 4 / 7, "semantic": 1.0, "nonstationary": 0.0}
     assert m.ufr == 0.0  # one identical retry is not a loop; it stops in words
-    assert m.eia == 0.0  # "That call did not work" names no class
+    assert m.eia == 0.0  # "That call did not work" names no error type
     # stopping with "the tool keeps failing" is no Graceful Failure: that needs the error identified
     assert m.modes["graceful_failure"] == 0 and m.modes["other"] == 6 and m.modes["recovered"] == 9
     assert sum(m.modes.values()) == m.faults
 
 
-def test_eia_counts_the_class_the_agent_names() -> None:
+def test_eia_counts_the_error_type_the_agent_names() -> None:
     right = fault_metrics(every_type(diagnose_and_retry))
     wrong = fault_metrics(every_type(misdiagnose_and_retry))
     assert right.eia == 1.0 and wrong.eia == 0.0
@@ -55,17 +55,18 @@ def test_eia_counts_the_class_the_agent_names() -> None:
     assert wrong.modes["incorrect_diagnosis"] == 6
 
 
-def test_repeating_the_failing_call_forever_is_an_unrecoverable_infinite_loop() -> None:
-    env = FaultyEnv(ShopEnv(), load_profile("default").with_delta(1.0))
-    trajs = [run_episode(env, task, repeat_forever, max_steps=6, seed=s) for task in ("lamp", "mug") for s in range(5)]
-    m = fault_metrics(trajs)
-    assert m.recovery_rate == 0.0 and m.ufr == 1.0 and m.success_rate == 0.0
-    assert m.modes["infinite_loop"] == m.faults > 0
-    assert m.unrecoverable == {"loop": 10}
-    # permanent faults: one fresh fault, then repeats of it; still a loop
+def test_repeating_a_call_is_a_loop_against_persisting_faults_not_against_fresh_draws() -> None:
+    """A loop is the agent's doing: repeating against a fault that persists is one; repeating while every
+    call meets a fresh, independent draw (δ = 1, execution errors drawn per call) is not."""
     perm = [run_episode(at_first_call(c), "lamp", repeat_forever) for c in PERMANENT]
     pm = fault_metrics(perm)
-    assert pm.faults == 6 and pm.modes["infinite_loop"] == 6 and pm.ufr == 1.0
+    assert pm.faults == 6 and pm.modes["infinite_loop"] == 6 and pm.ufr == 1.0 and pm.recovery_rate == 0.0
+    assert pm.unrecoverable == {"loop": 6}
+    env = FaultyEnv(ShopEnv(), load_profile("execution").with_delta(1.0))
+    trajs = [run_episode(env, task, repeat_forever, max_steps=6, seed=s) for task in ("lamp", "mug") for s in range(5)]
+    m = fault_metrics(trajs)
+    assert m.success_rate == 0.0 and m.faults == 60 and m.modes["infinite_loop"] == 0
+    assert m.unrecoverable.get("loop", 0) == 0 and m.ufr == 0.0
 
 
 def test_tsr_without_faults() -> None:
@@ -111,19 +112,20 @@ def _fault(code: str, **kw: object) -> dict[str, object]:
 
 
 @pytest.mark.parametrize(
-    ("code", "later", "expected"),
+    ("code", "persists", "later", "expected"),
     [
-        ("http_500", BUY, False),  # a clean call of another tool does not recover a search fault
-        ("http_500", SEARCH, True),
-        ("http_401", BUY, True),  # the search tool is unusable: any clean call is the way on
-        ("tool_deprecated", BUY, True),
-        ("http_404", BUY, False),  # a 404 sticks to the arguments only: search is still there
+        ("http_500", False, BUY, False),  # a clean call of another tool does not recover a search fault
+        ("http_500", False, SEARCH, True),
+        ("http_401", True, BUY, True),  # the search tool is unusable: any clean call is the way on
+        ("http_401", False, BUY, False),  # drawn for one call: search is still there, retrying is the way
+        ("tool_deprecated", True, BUY, True),
+        ("http_404", True, BUY, False),  # a 404 sticks to the arguments only: search is still there
     ],
 )
-def test_recovery_rule(code: str, later: ToolCall, expected: bool) -> None:
+def test_recovery_rule(code: str, persists: bool, later: ToolCall, expected: bool) -> None:
     t = _traj(
         [
-            Step(index=0, action=SEARCH, executed=SEARCH, fault=_fault(code)),
+            Step(index=0, action=SEARCH, executed=SEARCH, fault=_fault(code, persists=persists)),
             Step(index=1, action=later, executed=later, observation="ok"),
         ],
         success=False,

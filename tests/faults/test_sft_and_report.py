@@ -11,7 +11,7 @@ from robustcall.cli.main import app
 from robustcall.core import ToolCall, write_jsonl
 from robustcall.faults import TAXONOMY_TYPES, FaultProfile, FaultyEnv
 from robustcall.faults._sft import recovery_examples
-from robustcall.metrics import diagnose
+from robustcall.metrics import ERROR_TYPE_OF, diagnose_type
 from robustcall.metrics._fault_report import fault_report
 from robustcall.report._fault_tables import fault_table1, fault_table2, fault_table6, report_markdown
 
@@ -30,7 +30,7 @@ def test_recovery_sft_records_per_fault_type() -> None:
         assert [m["role"] for m in msgs[:4]] == ["system", "user", "assistant", "tool"]
         assert msgs[3]["content"] == traj.steps[0].observation  # o_injected ends the prompt
         assert msgs[-1]["role"] == "assistant" and set(msgs[-1]) == {"role", "content"}
-        assert diagnose(msgs[-1]["content"]) == ex.fault_class  # the target names the class
+        assert diagnose_type(msgs[-1]["content"]) == ERROR_TYPE_OF[code]  # the target names the error type
         json.dumps(ex.model_dump())
         if ex.recovery != "give_up":
             body = msgs[-1]["content"].split("<tool_call>\n")[1].split("\n</tool_call>")[0]
@@ -51,8 +51,8 @@ def test_recovery_sft_records_per_fault_type() -> None:
     }
 
 
-def test_recovery_sft_under_the_default_per_call_profile_retries_permanent_faults() -> None:
-    for code in ("http_404", "http_401", "http_403", "tool_deprecated"):
+def test_recovery_sft_under_the_default_per_call_profile_retries_permanent_execution_errors() -> None:
+    for code in ("http_404", "http_401", "http_403"):
         prof = _profile(code, sticky=False)
         traj = run_episode(FaultyEnv(ShopEnv(), prof), "lamp", retry_once)
         (ex,) = recovery_examples(traj, ShopEnv(), prof, "tool_call")

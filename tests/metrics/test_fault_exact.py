@@ -1,7 +1,7 @@
 """Fault-injection metrics (RASR, RR, EIA, UFR, Table 6 modes) and their tables on five hand-built trajectories.
 
 The paper (§3.3): RASR = (1/|T|) Σ S_τ; RR = (1/N) Σ R_i over the N injected faults; EIA = the share of
-faults whose class the agent names; UFR = the share of tasks that loop, crash or produce nonsensical
+faults whose error type the agent names; UFR = the share of tasks that loop, crash or produce nonsensical
 output after a fault. Every number below is counted by hand from the steps.
 """
 
@@ -94,7 +94,7 @@ T5 = traj("t5", [step(0, BUY)], True, "done")  # no fault drawn
 
 def test_per_fault_outcomes() -> None:
     (e1, (f1,)), (e2, (f2,)), (e3, (f3,)) = analyse(T1), analyse(T2), analyse(T3)
-    assert (f1.recovered, f1.diagnosis, f1.identified, f1.mode) == (True, "execution", True, None)
+    assert (f1.recovered, f1.diagnosis, f1.identified, f1.mode) == (True, "server error", True, None)
     assert (f2.recovered, f2.diagnosis, f2.identified, f2.mode) == (False, None, False, "ignore_and_proceed")
     assert (f3.recovered, f3.diagnosis, f3.identified, f3.mode) == (False, "unspecified", False, "infinite_loop")
     assert [(e.calls, e.faulted_calls, e.faults, e.recovered) for e in (e1, e2, e3)] == [

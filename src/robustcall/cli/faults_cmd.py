@@ -50,8 +50,9 @@ StickyOpt = Annotated[
     bool | None,
     typer.Option(
         "--sticky/--per-call",
-        help="Permanent faults stick without a new draw (--sticky), or every call draws Bernoulli(δ) afresh "
-        "(--per-call, Algorithm 1). Default: the profile's `sticky` (false in every built-in).",
+        help="404 / 401 / 403 persist too, answered again without a new draw (--sticky), or they are "
+        "observations of the call they were drawn for (--per-call). Non-stationarity persists either way "
+        "(§3.1). Default: the profile's `sticky` (false in every built-in).",
     ),
 ]
 
@@ -224,7 +225,7 @@ def _print_injection_rates(out: Path) -> None:
         rate = "—" if c.rate is None else f"{c.rate:.3f}"
         console.print(
             f"δ = {d:g}: effective injection rate {rate} ({c.faulted} of {c.calls} calls met a fault: "
-            f"{c.fresh} fresh draws, {c.faulted - c.fresh} sticky repeats)",
+            f"{c.fresh} fresh draws, {c.faulted - c.fresh} repeats of persisting faults)",
             soft_wrap=True,
         )
 

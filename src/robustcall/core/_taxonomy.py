@@ -214,7 +214,7 @@ _TRANSITION_CLASS: dict[str, FaultClass] = {
     "transient_schema_drift": "semantic",
 }
 _MEMBERS += [
-    FaultType(code, _TRANSITION_CLASS[code], True, "replace", f"RobustBench-TC transition error {code}", "none", msg)
+    FaultType(code, _TRANSITION_CLASS[code], True, "replace", msg, "none", msg)
     for code, msg in TRANSITION_MESSAGES.items()
 ]
 
@@ -225,17 +225,9 @@ FAULT_TAXONOMY_TYPES: tuple[str, ...] = tuple(t.code for t in _MEMBERS if not t.
 """The taxonomy members proper (the transition errors excluded), in a fixed order."""
 
 
-def fault_type(code: str) -> FaultType:
-    """The built-in type ``code``; a clear error lists the valid codes."""
-    try:
-        return FAULT_TYPES[code]
-    except KeyError:
-        raise UnknownNameError(f"unknown fault type {code!r}; valid: {', '.join(FAULT_TYPES)}") from None
-
-
 # Appendix N's runtime axes (``robustcall.faults.AxisEnv``)
-Axis = Literal["stale_resource", "prerequisite", "param_type_mismatch"]
-AXES: tuple[Axis, ...] = ("stale_resource", "prerequisite", "param_type_mismatch")
+Axis = Literal["stale_resource", "prerequisite", "prerequisite_error", "param_type_mismatch"]
+AXES: tuple[Axis, ...] = ("stale_resource", "prerequisite", "prerequisite_error", "param_type_mismatch")
 
 AXIS_FAULT_TYPES: dict[str, FaultType] = {
     "stale_resource": FaultType(
@@ -255,3 +247,14 @@ AXIS_FAULT_TYPES: dict[str, FaultType] = {
 }
 """The axes as fault types (for the logs and the recovery metrics); not drawn by the injector, so no
 profile can name them: ``--axis`` turns them on."""
+
+KNOWN_FAULT_TYPES: dict[str, FaultType] = {**FAULT_TYPES, **AXIS_FAULT_TYPES}
+"""Every fault type a trajectory can carry: the injector's and the runtime axes' (what metrics look up)."""
+
+
+def fault_type(code: str) -> FaultType:
+    """The built-in or axis type ``code``; a clear error lists the valid codes."""
+    try:
+        return KNOWN_FAULT_TYPES[code]
+    except KeyError:
+        raise UnknownNameError(f"unknown fault type {code!r}; valid: {', '.join(KNOWN_FAULT_TYPES)}") from None

@@ -5,7 +5,10 @@ injector: every occurrence is recorded as a fault (``Step.fault``) so the recove
 - ``stale_resource`` (vscode#296892): after a successful write, the first read whose result the write
   changed returns the result as it was before the write; an identical read after that is fresh.
 - ``prerequisite`` (langchain#36503, langgraph#7117): writes fail, in the environment's own idiom,
-  until the added ``authenticate`` tool has been called.
+  until the added ``authenticate`` tool has been called ("its prerequisite tool was not called").
+- ``prerequisite_error``: the same, and the first ``authenticate`` call returns an error and starts
+  no session ("or returned an error the agent failed to inspect"): an agent that does not read it
+  goes on to a write that fails; one that reads it calls ``authenticate`` again.
 - ``param_type_mismatch`` (pfsense-mcp-server#7, gsd-2#3361): arguments are checked strictly against
   the tool's JSON-schema types; a wrong type gets a typed HTTP 422 error and the call does not run.
 
@@ -64,6 +67,11 @@ PREREQUISITE_TOOL = ToolSpec(
     parameters={"type": "object", "properties": {}, "required": []},
 )
 PREREQUISITE_OK = "Authenticated: session started."
+PREREQUISITE_FAILED = (
+    "Authentication failed: the identity service did not confirm the session, so none was started. "
+    "You are not authenticated."
+)
+"""What the first ``authenticate`` call answers under ``prerequisite_error``."""
 PREREQUISITE_MESSAGES: dict[str, str] = {
     "bfcl_multi_turn": '{{"error": "Authentication required: call authenticate() before {tool}()."}}',
     "dbbench": "(1045, \"Access denied for user 'agent': call authenticate before {tool}\")",
@@ -135,10 +143,16 @@ class AxisEnv:
         self._before_write: dict[str, str] = {}
         """Read call -> its result before the last write, served once when the write changed it."""
         self._authenticated = False
+        self._auth_failed = False
+        """``prerequisite_error``: the first ``authenticate`` call has already failed."""
         self._calls = 0
         self._first: dict[str, int] = {}
         """(axis, tool or call) -> the step it first refused (later refusals are repeats, as in Algorithm 1's log)."""
         self.log: list[InjectedFault] = []
+
+    @property
+    def _needs_auth(self) -> bool:
+        return "prerequisite" in self.axes or "prerequisite_error" in self.axes
 
     def task_ids(self) -> list[str]:
         return self.env.task_ids()
@@ -146,9 +160,10 @@ class AxisEnv:
     def reset(self, task_id: str, seed: int = 0) -> EnvReset:
         start = self.env.reset(task_id, seed)
         self._reads, self._before_write, self._authenticated, self._calls = {}, {}, False, 0
+        self._auth_failed = False
         self._first, self.log = {}, []
         tools = list(start.tools)
-        if "prerequisite" in self.axes:
+        if self._needs_auth:
             tools.append(PREREQUISITE_TOOL)
         self._tools = {t.name: t for t in tools}
         return EnvReset(instruction=start.instruction, observation=start.observation, tools=tools)
@@ -167,6 +182,7 @@ class AxisEnv:
             observation=observation,
             executed=ftype.effect == "transform",
             repeat_of=first if first != step else None,
+            persists=ftype.scope != "none",
             detail=detail,
         )
         self.log.append(fault)
@@ -174,8 +190,12 @@ class AxisEnv:
 
     def step(self, call: ToolCall) -> AxisStep:
         self._calls += 1
-        if "prerequisite" in self.axes:
+        if self._needs_auth:
             if call.name == PREREQUISITE_TOOL.name:
+                if "prerequisite_error" in self.axes and not self._auth_failed and not self._authenticated:
+                    self._auth_failed = True
+                    fault = self._fault("prerequisite_error", call, PREREQUISITE_FAILED)
+                    return AxisStep(observation=PREREQUISITE_FAILED, error=True, fault=fault)
                 self._authenticated = True
                 return AxisStep(observation=PREREQUISITE_OK)
             if not self._authenticated and call.name in self._tools and not is_read(call):  # unknown: the env says so
@@ -211,7 +231,7 @@ class AxisEnv:
 
     def expert_action(self) -> ToolCall | None:
         action = self.env.expert_action()
-        if action is None or "prerequisite" not in self.axes or self._authenticated or is_read(action):
+        if action is None or not self._needs_auth or self._authenticated or is_read(action):
             return action
         return ToolCall(name=PREREQUISITE_TOOL.name)
 

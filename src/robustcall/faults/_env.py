@@ -3,8 +3,9 @@
 For each call: with probability δ it is intercepted and a type f ~ λ is drawn. Execution errors
 (and custom fixed messages) replace the call: it does not run and the synthesised observation is
 returned. Semantic anomalies let it run and corrupt the real result. Non-stationarity changes the
-wrapped environment's interface from that call on (``tools()`` shows the new one). Permanent
-faults stick (see ``FaultSession``). Every injection is on ``log`` and on the returned step.
+wrapped environment's interface for the rest of the episode (``tools()`` shows the new one); with a
+sticky profile 404 / 401 / 403 persist too (see ``FaultSession``). Every injection is on ``log`` and
+on the returned step.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ class FaultedStep(EnvStep):
     """An ``EnvStep`` that carries the injected fault, if any (``Step.fault`` records its dump)."""
 
     fault: InjectedFault | None = None
+
+
+EXPERT_STOP = (
+    "The tool `{tool}` has been deprecated and removed (HTTP 410 Gone), and no other tool can do what "
+    "it did, so I cannot complete the task."
+)
+"""What the expert says when the tool it needs is gone for the rest of the episode (a graceful failure)."""
 
 
 def episode_key(env: str, task_id: str, seed: int) -> str:
@@ -82,6 +90,20 @@ class FaultyEnv:
         return self.env.score()
 
     def expert_action(self) -> ToolCall | None:
-        """The expert's next action, written for the interface as it is now."""
+        """The expert's next action, written for the interface as it is now; ``None`` when it is done,
+        or when the tool it needs was removed (``expert_stop`` then says why)."""
         action = self.env.expert_action()
-        return None if action is None else self.session.to_current(action)
+        if action is None or self.expert_stop() is not None:
+            return None
+        return self.session.to_current(action)
+
+    def expert_action_at_reset(self) -> ToolCall | None:
+        """The expert's next action as written for the interface shown at reset (no adaptation)."""
+        return self.env.expert_action()
+
+    def expert_stop(self) -> str | None:
+        """Why the expert cannot go on (its next action needs a tool that was removed), else ``None``."""
+        action = self.env.expert_action()
+        if action is None or action.name not in self.session.removed_tools():
+            return None
+        return EXPERT_STOP.format(tool=action.name)

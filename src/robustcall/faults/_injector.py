@@ -37,7 +37,10 @@ class InjectedFault(BaseModel):
     requested: str | None = None
     """The type drawn from λ when a different one had to be applied (an anomaly that did not fit)."""
     repeat_of: int | None = None
-    """A permanent fault met again: the step of the original injection (not a new draw; excluded from N)."""
+    """A persisting fault met again: the step of the original injection (not a new draw; excluded from N)."""
+    persists: bool = False
+    """The fault stays for the rest of the episode within its scope (non-stationarity always; 404 / 401 /
+    403 under a sticky profile; the prerequisite and type-mismatch axes): an identical call meets it again."""
     detail: dict[str, Any] = Field(default_factory=dict)
     """Type-specific facts: the renamed parameter, the newly required one, the real result's length."""
 

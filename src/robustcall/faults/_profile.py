@@ -21,8 +21,9 @@ A profile file (YAML or JSON)::
         message: "Quota exceeded for project 1234."
 
 ``at_calls`` restricts injection to the listed call indexes of an episode (the transition harness
-injects at call 0 only). ``sticky: true`` makes permanent faults stick without a new draw (see
-``FaultProfile.sticky``); the default is Algorithm 1's independent Bernoulli(δ) draw on every call.
+injects at call 0 only). Algorithm 1's Bernoulli(δ) draw decides on every call whether a fault is
+injected; non-stationarity, once injected, persists for the episode; ``sticky: true`` makes the
+permanent execution errors persist too (see ``FaultProfile.sticky``).
 """
 
 from __future__ import annotations
@@ -73,11 +74,11 @@ class FaultProfile(BaseModel):
     """Inject only at these call indexes of an episode (``None``: any call)."""
     seed: int = 0
     sticky: bool = False
-    """Permanent faults stick without a new draw: a 404 answers the same call again, 401 / 403 / a
-    deprecated tool answer every later call of the tool, a renamed or newly required parameter
-    rejects calls written against the old interface. ``False`` (the default, Algorithm 1):
-    ``inject_fault ~ Bernoulli(δ)`` is drawn independently on every call, so every fault is an
-    observation of the call it was drawn for and nothing is answered without a draw."""
+    """The permanent execution errors persist without a new draw: a 404 answers the same call again,
+    401 / 403 answer every later call of the tool. ``False`` (the default): they are observations of
+    the call they were drawn for. Either way ``inject_fault ~ Bernoulli(δ)`` is drawn on every call
+    (Algorithm 1) and non-stationarity, once injected, persists for the episode (§3.1: the tool
+    "becomes permanently unavailable", the "specification changes")."""
 
     @model_validator(mode="after")
     def _check(self) -> FaultProfile:

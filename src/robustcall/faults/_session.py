@@ -1,19 +1,24 @@
-"""One episode of fault injection: decisions plus the state permanent faults leave behind.
+"""One episode of fault injection: decisions plus the state persisting faults leave behind.
 
 Shared by the environment wrapper (``FaultyEnv``) and the MCP proxy: both ask ``plan`` what to do
 with a call (answer with a fault, or run a possibly translated call) and hand real results to
 ``finish``, which corrupts them when a semantic anomaly was drawn.
 
-By default (Algorithm 1) every call draws ``Bernoulli(δ)`` afresh and nothing sticks: a permanent
-fault is the observation of the call it was drawn for, the interface the agent was given stays
-valid, and a call written the way an interface fault announced (the renamed parameter, the newly
-required one) is accepted too and translated back, so following the message is never punished.
+Algorithm 1's ``inject_fault ~ Bernoulli(δ)`` decides on every call *whether* a fault is injected.
+What an injected fault leaves behind depends on its class (§3.1):
 
-With ``profile.sticky`` permanent faults stick by the type's scope, answered without a new draw
-(logged with ``repeat_of``): a 404 sticks to (tool, arguments); 401, 403 and a deprecated tool
-stick to the tool; a renamed or newly required parameter changes the tool's interface (``tools()``
-shows it), so calls written against the old interface are rejected and calls against the new one
-are translated back before they run.
+- environmental non-stationarity persists for the rest of the episode: a deprecated tool "becomes
+  permanently unavailable" (it leaves ``tools()`` and every later call of it is answered with the
+  same 410), a renamed or newly required parameter is a changed "specification" (``tools()`` shows
+  it; calls written against the old interface are rejected, calls against the new one are
+  translated back before they run);
+- execution errors and semantic anomalies are observations of the call they were drawn for: the
+  next call draws afresh.
+
+With ``profile.sticky`` the permanent execution errors persist too, by the type's scope: a 404
+answers the same tool with the same arguments again, 401 and 403 answer every later call of the
+tool. A persisting fault met again is answered without a draw and logged with ``repeat_of`` (not
+a new fault); every record of a persisting fault carries ``persists``.
 """
 
 from __future__ import annotations
@@ -75,30 +80,31 @@ class FaultSession:
     def log(self) -> list[InjectedFault]:
         return self.injector.log
 
+    def removed_tools(self) -> set[str]:
+        """Tools deprecated in this episode (gone for the rest of it)."""
+        return {t for t, f in self._gone.items() if f.fault_type == "tool_deprecated"}
+
     def tools(self) -> list[ToolSpec]:
         """The interface as it is now: deprecated tools gone, renamed/required parameters shown."""
-        deprecated = {t for t, f in self._gone.items() if f.fault_type == "tool_deprecated"}
+        deprecated = self.removed_tools()
         return [t for name, t in self._tools.items() if name not in deprecated]
 
     def changed_tools(self) -> set[str]:
-        """Tools whose interface changed or that disappeared in this episode (sticky profiles only)."""
-        if not self.sticky:
-            return set()
-        deprecated = {t for t, f in self._gone.items() if f.fault_type == "tool_deprecated"}
-        return deprecated | set(self._renamed) | set(self._required)
+        """Tools whose interface changed or that disappeared in this episode."""
+        return self.removed_tools() | set(self._renamed) | set(self._required)
 
     # -- the decision for one call -------------------------------------------------------------
 
     def plan(self, call: ToolCall) -> Blocked | Execute:
         index = self.calls
         self.calls += 1
-        if self.sticky and call.name in self._gone:
+        if call.name in self._gone:  # only persisting faults are kept there
             return Blocked(self._repeat(self._gone[call.name], index, call))
         translated, broken = self._translate(call)
         if broken is not None:
             return Blocked(self._repeat(broken[0], index, call, broken[1]))
         key = call_key(translated)
-        if self.sticky and key in self._missing:
+        if key in self._missing:
             return Blocked(self._repeat(self._missing[key], index, call))
         ftype, rng = self.injector.draw(index, call.name)
         if ftype is None:
@@ -107,7 +113,8 @@ class FaultSession:
             return Execute(index, translated, call, ftype, rng)
         if ftype.effect == "interface":
             return Blocked(self._change_interface(ftype, index, call, translated, rng))
-        fault = self._record(ftype, index, call, synthesise(ftype, call.name))
+        persists = self.sticky and ftype.scope in ("call", "tool")
+        fault = self._record(ftype, index, call, synthesise(ftype, call.name), persists=persists)
         if self.sticky and ftype.scope == "call":
             self._missing[key] = fault
         elif self.sticky and ftype.scope == "tool":
@@ -157,6 +164,7 @@ class FaultSession:
         executed: bool = False,
         requested: str | None = None,
         detail: dict[str, Any] | None = None,
+        persists: bool = False,
     ) -> InjectedFault:
         fault = InjectedFault(
             step=index,
@@ -168,6 +176,7 @@ class FaultSession:
             executed=executed,
             requested=requested,
             detail=detail or {},
+            persists=persists or ftype.fault_class == "nonstationary",
         )
         self.injector.log.append(fault)
         return fault
@@ -186,15 +195,15 @@ class FaultSession:
         return fault
 
     def _translate(self, call: ToolCall) -> tuple[ToolCall, tuple[InjectedFault, str] | None]:
-        """The call in original names, or (sticky profiles) the interface fault it breaks and the message to show."""
+        """The call in original names, or the interface fault it breaks and the message to show."""
         args = dict(call.arguments)
         for param, fault in self._required.get(call.name, []):
             if param in args:
                 del args[param]
-            elif self.sticky:
+            else:
                 return call, (fault, fault.observation)
         for old, (new, fault) in self._renamed.get(call.name, {}).items():
-            if self.sticky and old in args and new not in args:
+            if old in args and new not in args:
                 return call, (fault, _renamed_message(call.name, old, new))
             if new in args:
                 args[old] = args.pop(new)
@@ -205,8 +214,7 @@ class FaultSession:
     ) -> InjectedFault:
         if ftype.code == "tool_deprecated":
             fault = self._record(ftype, index, call, synthesise(ftype, call.name))
-            if self.sticky:
-                self._gone[call.name] = fault
+            self._gone[call.name] = fault
             return fault
         renamed = self._renamed.setdefault(call.name, {})
         candidates = sorted(p for p in translated.arguments if p not in renamed)
@@ -241,7 +249,7 @@ class FaultSession:
 
     def _edit_spec(self, tool: str, *, rename: tuple[str, str] | None = None, add: str | None = None) -> None:
         spec = self._tools.get(tool)
-        if spec is None or not self.sticky:  # per-call faults leave the interface as it was
+        if spec is None:
             return
         params: dict[str, Any] = copy.deepcopy(spec.parameters)
         props: dict[str, Any] = dict(params.get("properties") or {})

@@ -2,7 +2,7 @@
 
 For every fresh fault of a logged episode, the prompt is the transcript up to and including the
 injected observation (s_t, the agent's a_t, o_injected) and the completion is one assistant turn
-a_recovery: a one-sentence diagnosis that names the fault's class, then the recovery action.
+a_recovery: a one-sentence diagnosis that names the fault's error type, then the recovery action.
 
 a_recovery comes from the environment's expert policy at the state right after the fault (the
 episode's calls are replayed through a fresh ``FaultyEnv`` with the run's profile and seed, which
@@ -11,9 +11,9 @@ parameters applied), with three exceptions the expert cannot know about:
 
 - a semantic anomaly: the agent has not seen a valid result, so the recovery re-issues the faulted
   call (verify before acting on corrupted data);
-- under a sticky profile, a permanent fault that blocks the expert's own next call (a 404 on the
-  same call, a 401 / 403 / deprecated tool it needs): the recovery is a graceful failure, in words,
-  with no call (under the default per-call profile nothing blocks a later call: the call is retried);
+- a persisting fault that blocks the expert's own next call (a deprecated tool it needs; under a
+  sticky profile also a 404 on the same call, a 401 / 403 on the tool): the recovery is a graceful
+  failure, in words, with no call (a 404 / 401 / 403 drawn per call blocks nothing: the call is retried);
 - the expert has nothing left to do (the faulted call finished the task): no record.
 
 Records are ``{"messages": [{"role", "content"}, ...], ...}`` (TRL's conversational format); tool
@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from robustcall.core import FAULT_TYPES, FaultClass, Message, ToolCall, Trajectory
+from robustcall.core import KNOWN_FAULT_TYPES, FaultClass, Message, ToolCall, Trajectory
 from robustcall.envs import Env
 from robustcall.faults._env import FaultyEnv
 from robustcall.faults._profile import FaultProfile
@@ -35,7 +35,7 @@ from robustcall.formats import OutputFormat, render_calls
 DIAGNOSIS: dict[FaultClass, str] = {
     "execution": "The call to `{tool}` failed with an execution error ({what}).",
     "semantic": "The result of `{tool}` is a semantic anomaly ({what}), so I cannot trust it.",
-    "nonstationary": "The tool interface changed: environmental non-stationarity ({what}).",
+    "nonstationary": "The environment is not what it was: non-stationarity ({what}).",
 }
 PLAN = {
     "retry": " It is transient, so I will retry the call.",
@@ -75,19 +75,23 @@ def _assistant_positions(messages: list[Message]) -> list[int]:
 
 
 def recovery_turn(
-    fault: dict[str, Any], faulted: ToolCall, expert: ToolCall | None, fmt: OutputFormat, *, sticky: bool = False
+    fault: dict[str, Any], faulted: ToolCall, expert: ToolCall | None, fmt: OutputFormat, *, stopped: bool = False
 ) -> tuple[str, str] | None:
-    """(kind, assistant text) of the recovery after ``fault`` on ``faulted``; ``None``: nothing to do."""
-    ftype = FAULT_TYPES.get(str(fault.get("fault_type")))
+    """(kind, assistant text) of the recovery after ``fault`` on ``faulted``; ``None``: nothing to do.
+    ``stopped``: the expert cannot go on (the tool it needs was removed)."""
+    ftype = KNOWN_FAULT_TYPES.get(str(fault.get("fault_type")))
     cls: FaultClass = fault["fault_class"]
     what = ftype.description if ftype is not None else str(fault.get("fault_type"))
     head = DIAGNOSIS[cls].format(tool=faulted.name, what=what)
     if cls == "semantic":
         return "verify", head + PLAN["verify"] + "\n" + render_calls([faulted], fmt)
     if expert is None:
-        return None
+        return ("give_up", head + PLAN["give_up"]) if stopped else None
     scope = ftype.scope if ftype is not None else "none"
-    blocked = sticky and ((scope == "call" and expert == faulted) or (scope == "tool" and expert.name == faulted.name))
+    persists = bool(fault.get("persists"))
+    blocked = persists and (
+        (scope == "call" and expert == faulted) or (scope == "tool" and expert.name == faulted.name)
+    )
     if blocked:
         return "give_up", head + PLAN["give_up"]
     if ftype is not None and ftype.transient and expert == faulted:
@@ -123,7 +127,7 @@ def recovery_examples(traj: Trajectory, env: Env, profile: FaultProfile, fmt: Ou
             raise ValueError(
                 f"{traj.id} step {pos}: replay did not reproduce the logged fault (profile or seed differ?)"
             )
-        turn = recovery_turn(fault, call, faulty.expert_action(), fmt, sticky=profile.sticky)
+        turn = recovery_turn(fault, call, faulty.expert_action(), fmt, stopped=faulty.expert_stop() is not None)
         obs_at = positions[pos] + 1
         if turn is None or obs_at >= len(traj.messages):
             continue

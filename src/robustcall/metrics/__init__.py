@@ -9,7 +9,15 @@ from robustcall.metrics._bootstrap import (
     sum_replicates,
 )
 from robustcall.metrics._fault_report import SWEEP_DELTAS, FaultReport, agent_of, delta_of, fault_report
-from robustcall.metrics._fault_text import ACKNOWLEDGE_PATTERNS, CLASS_PATTERNS, Diagnosis, diagnose
+from robustcall.metrics._fault_text import (
+    ACKNOWLEDGE_PATTERNS,
+    ERROR_TYPE_OF,
+    ERROR_TYPES,
+    Diagnosis,
+    diagnose,
+    diagnose_type,
+    names_fault,
+)
 from robustcall.metrics._faults import (
     LOOP_REPEATS,
     MODE_DISPLAY,
@@ -67,12 +75,13 @@ from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 __all__ = [
     "ACKNOWLEDGE_PATTERNS",
     "ALPHAS",
-    "CLASS_PATTERNS",
     "COMBINES",
     "COMBINE_LABELS",
     "COMPONENT_ORDER",
     "DEFAULT_RESAMPLES",
     "DELTA_COMPONENTS",
+    "ERROR_TYPES",
+    "ERROR_TYPE_OF",
     "LOOP_REPEATS",
     "MODE_DISPLAY",
     "RESAMPLINGS",
@@ -104,6 +113,7 @@ __all__ = [
     "component_delta",
     "delta_of",
     "diagnose",
+    "diagnose_type",
     "error_mode_shares",
     "exact_floor",
     "failure_mode",
@@ -122,6 +132,7 @@ __all__ = [
     "ir_log",
     "marker",
     "naive_interface_reliance",
+    "names_fault",
     "paired_significance",
     "pipe_delta",
     "recovered",

@@ -11,42 +11,59 @@ Vocabulary (one ``Trajectory`` = one task attempt; ``Step.fault`` = an ``Injecte
 - the *effective injection rate* is the share of call steps that met a fault (fresh or repeat);
   under the default per-call profile it estimates δ, under a sticky one it exceeds it.
 
-**Recovered from the i-th fault** (R_i = 1; the paper: "successfully recovered ... e.g. by
-correctly identifying it and taking a plausible subsequent action"): the agent's *subsequent
-action* is plausible. The subsequent action is the agent's next call after the fault, skipping
-calls interrupted by a fresh fault of their own (that outcome was a new draw, not the agent's
-doing). It is plausible when it is clean and calls the faulted tool again (a retry, or the call
-adapted to the error) -- or any tool, when the fault said the tool is unusable for the rest of
-the episode (scope ``tool``: 401, 403, a deprecated tool). A fault whose corrupted result came
-from the call that finished the task counts as recovered when the task succeeded (nothing was
-left to do). Identification is not required (EIA measures it separately).
+**Recovered from the i-th fault** (R_i = 1; §3.3: "successfully recovered ... e.g. by correctly
+identifying it and taking a plausible subsequent action"). The *subsequent action* is the agent's
+next call after the fault, skipping calls interrupted by a fresh fault of their own (that outcome
+was a new draw, not the agent's doing). R_i = 1 when it runs clean and is plausible for the fault:
+
+1. a fault that does not persist (a transient error -- timeout, 429, 5xx --, or a 404 / 401 / 403
+   drawn for this one call): a call of the same tool; retrying is plausible;
+2. a fault that persists (non-stationarity; 404 / 401 / 403 under a sticky profile; the prerequisite
+   and type-mismatch axes; ``persists`` on the record): a call of the same tool adapted to it, or
+   any tool when the fault is tool-wide (a 401 / 403, a deprecated tool, a missing prerequisite).
+   Repeating the exact failed call is not plausible: it meets the same fault again, so it is never
+   clean;
+3. a semantic anomaly (the call ran and its result was corrupted): any call, provided the aftermath
+   says something is wrong with the result (``diagnose_type`` finds a type or a general
+   acknowledgement) -- nothing else tells a recovery from carrying on with bad data by luck.
+
+A fault whose corrupted result came from the call that finished the task counts as recovered when
+the task succeeded (nothing was left to do).
 
 **RR** (the paper's definition, pooled): ``RR = (1/N) Σ_i R_i`` over every fresh fault of the
 group. **RR per task** (labelled, ours): the mean over task attempts with at least one fault of
 that attempt's own ``(1/N_τ) Σ R_i``.
 
 **Aftermath** of fault i: the steps after it up to and including the first clean step or the first
-step with a fresh fault, else to the end. **EIA**: the aftermath's text names the fault's class
-(``diagnose``).
+step with a fresh fault, else to the end. **EIA**: the aftermath's text names the fault's error
+*type* (§3.3 "correctly names the type of error encountered"; ``diagnose_type``: "timeout",
+"rate limit", "not found", "malformed", "deprecated", "parameter changed", ...).
 
-**UFR**: the share of tasks that failed and, after a fault, (a) made 3 identical failing calls in
-a row (infinite loop), (b) ended with empty output (a crash), or (c) produced nonsensical output:
-a step with no readable action whose text looks like an attempted call (a tool-call tag, a
-``"name":`` key, an ``Action:`` line or a ``[f(`` call), or that the model endpoint flagged as a
-format error. Hitting the step limit is not one of the paper's three and does not count by
-default; ``fault_metrics(..., ufr_step_limit=True)`` counts it as a fourth reason, and every
-``FaultMetrics`` says which (``ufr_counts_step_limit``).
+**Loop** (one rule for UFR's "infinite loop" and Table 6's Infinite Loop): a repetition of a call
+is *without progress* when the call before it was identical and either met a fault that persists,
+or got an environment error, or both ran clean with identical observations. A repetition right
+after a fresh fault that does not persist is explained by that independent draw and is not one.
+A loop is a run of ``LOOP_REPEATS`` or more repetitions without progress in a row (3 identical
+calls); a fault *loops* when its call starts or lies inside such a run and the agent does not break
+out right after it.
+
+**UFR**: the share of tasks that failed and, after a fault, (a) looped (one of its faults loops:
+exactly the faults Table 6 counts as Infinite Loop), (b) ended with empty output (a crash), or (c)
+produced nonsensical output: a step with no readable action whose text looks like an attempted
+call (a tool-call tag, a ``"name":`` key, an ``Action:`` line or a ``[f(`` call), or that the model
+endpoint flagged as a format error. Hitting the step limit is not one of the paper's three and does
+not count by default; ``fault_metrics(..., ufr_step_limit=True)`` counts it as a fourth reason, and
+every ``FaultMetrics`` says which (``ufr_counts_step_limit``).
 
 **Failure modes** (Table 6) of an unrecovered fault, first rule that holds:
 
 1. Infinite Loop ("retries the exact same failed action repeatedly without altering parameters"):
-   the failing call is part of a run of 3 or more identical failing calls in a row, and the agent
-   does not break out of the run right after it.
+   the fault loops (the loop rule above).
 2. Incorrect Diagnosis ("identifies an error but misattributes its cause"): the aftermath names a
-   different class.
+   different error type.
 3. The agent *stops* (no call after the fault other than identical retries, then a non-empty
    final text): Graceful Failure ("correctly identifies the error, explains why the task cannot
-   proceed, and stops") when the aftermath names the fault's own class; Hallucinated Success
+   proceed, and stops") when the aftermath names the fault's own type; Hallucinated Success
    when it acknowledges no error at all; a stop that only says "an error occurred" is neither.
 4. Cascading Failure ("a single unhandled fault leads to a sequence of logically subsequent
    errors"): at least two later calls fail in the environment (errors, not injected faults).
@@ -66,8 +83,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from robustcall.core import FAULT_CLASSES, FAULT_TYPES, FaultClass, Step, Trajectory, canonical_json
-from robustcall.metrics._fault_text import diagnose
+from robustcall.core import FAULT_CLASSES, KNOWN_FAULT_TYPES, FaultClass, Step, Trajectory, canonical_json
+from robustcall.metrics._fault_text import ERROR_TYPES, diagnose_type, names_fault
 
 FailureMode = Literal[
     "ignore_and_proceed",
@@ -88,7 +105,7 @@ MODE_DISPLAY: dict[FailureMode, str] = {
     "other": "Other (no Table 6 mode)",
 }
 LOOP_REPEATS = 2
-"""Identical repeats after a failing call that make a loop (3 identical failing calls in a row)."""
+"""Repetitions without progress in a row that make a loop (3 identical calls)."""
 CASCADE_ERRORS = 2
 """Later environment errors that make a cascade ("a sequence of ... errors": more than one)."""
 
@@ -109,7 +126,7 @@ class FaultOutcome(BaseModel):
     transient: bool
     recovered: bool
     diagnosis: str | None
-    """The class the aftermath names, ``unspecified``, or ``None``."""
+    """The error type the aftermath names (an ``ERROR_TYPES`` label), ``unspecified``, or ``None``."""
     identified: bool
     mode: FailureMode | None = None
     """Table 6 mode (``None`` when recovered)."""
@@ -211,16 +228,31 @@ def subsequent_action(steps: list[Step], pos: int) -> Step | None:
     return None
 
 
+def persists(steps: list[Step], pos: int) -> bool:
+    """Whether the fault at ``steps[pos]`` stays for identical calls (its record's ``persists``; records
+    written before that field: a later step repeats it)."""
+    fault = steps[pos].fault or {}
+    if "persists" in fault:
+        return bool(fault["persists"])
+    origin = fault.get("step") if fault.get("repeat_of") is None else fault.get("repeat_of")
+    return any((s.fault or {}).get("repeat_of") == origin for s in steps[pos + 1 :])
+
+
 def recovered(traj: Trajectory, pos: int) -> bool:
     """R_i for the fault at ``steps[pos]``: a plausible subsequent action (see the module rule)."""
     steps, fault = traj.steps, traj.steps[pos].fault or {}
-    ftype = FAULT_TYPES.get(str(fault.get("fault_type")))
-    tool_gone = ftype is not None and ftype.scope == "tool"
     nxt = subsequent_action(steps, pos)
-    if nxt is not None and is_clean(nxt) and (tool_gone or _tool(nxt) == _tool(steps[pos])):
-        return True
-    last = not any(s.action is not None for s in steps[pos + 1 :])
-    return bool(last and fault.get("executed") and traj.termination == "done" and traj.success)
+    if fault.get("executed"):  # a semantic anomaly: the call ran, its result was corrupted
+        last = not any(s.action is not None for s in steps[pos + 1 :])
+        if last:
+            return traj.termination == "done" and bool(traj.success)
+        noticed = diagnose_type("\n".join(s.raw_output for s in aftermath(steps, pos))) is not None
+        return noticed and nxt is not None and is_clean(nxt)
+    if nxt is None or not is_clean(nxt):
+        return False
+    ftype = KNOWN_FAULT_TYPES.get(str(fault.get("fault_type")))
+    tool_wide = persists(steps, pos) and ftype is not None and ftype.scope == "tool"
+    return tool_wide or _tool(nxt) == _tool(steps[pos])
 
 
 def aftermath(steps: list[Step], pos: int) -> list[Step]:
@@ -236,24 +268,34 @@ def _calls_after(steps: list[Step], pos: int) -> list[Step]:
     return [s for s in steps[pos + 1 :] if s.action is not None]
 
 
-def _loops_at(steps: list[Step], pos: int) -> bool:
-    """The call at ``pos`` lies in a run of >= 3 identical failing calls that it does not end
-    (unless the run ends the episode's calls): the agent's reaction to it was the loop."""
-    calls = [i for i, s in enumerate(steps) if s.action is not None]
-    if pos not in calls or not is_failing(steps[pos]):
+def without_progress(steps: list[Step], before: int, at: int) -> bool:
+    """The call at ``at`` repeats the one at ``before`` without progress (see the loop rule)."""
+    a, b = steps[before], steps[at]
+    if _key(a) != _key(b):
         return False
-    key, at = _key(steps[pos]), calls.index(pos)
+    if a.fault is not None:
+        return persists(steps, before)  # a fresh draw that does not persist explains the retry
+    if a.error is not None:
+        return True
+    return is_clean(b) and b.observation == a.observation
 
-    def same(i: int) -> bool:
-        return _key(steps[i]) == key and is_failing(steps[i])
 
+def loops_at(steps: list[Step], pos: int) -> bool:
+    """The call at ``pos`` starts or lies inside a loop and the agent does not break out right after
+    it (unless the loop ends the episode's calls): the agent's reaction to it was the loop."""
+    calls = [i for i, s in enumerate(steps) if s.action is not None]
+    if pos not in calls:
+        return False
+    at = calls.index(pos)
+    stuck = [without_progress(steps, calls[k - 1], calls[k]) for k in range(1, len(calls))]
+    # stuck[k - 1]: call k repeats call k - 1 without progress
     lo = at
-    while lo > 0 and same(calls[lo - 1]):
+    while lo > 0 and stuck[lo - 1]:
         lo -= 1
     hi = at
-    while hi + 1 < len(calls) and same(calls[hi + 1]):
+    while hi + 1 < len(calls) and stuck[hi]:
         hi += 1
-    return hi - lo + 1 >= LOOP_REPEATS + 1 and (at < hi or hi == len(calls) - 1)
+    return hi - lo >= LOOP_REPEATS and (at < hi or hi == len(calls) - 1)
 
 
 def _ends_empty(traj: Trajectory) -> bool:
@@ -275,12 +317,14 @@ def _stops(traj: Trajectory, pos: int) -> bool:
 
 def failure_mode(traj: Trajectory, pos: int, diagnosis: str | None, cls: FaultClass) -> FailureMode:
     """Table 6 mode of the unrecovered fault at ``steps[pos]`` (module rules 1-6)."""
-    if _loops_at(traj.steps, pos):
+    fault = traj.steps[pos].fault or {}
+    named = names_fault(diagnosis, str(fault.get("fault_type")), cls)
+    if loops_at(traj.steps, pos):
         return "infinite_loop"
-    if diagnosis in FAULT_CLASSES and diagnosis != cls:
+    if diagnosis in ERROR_TYPES and not named:
         return "incorrect_diagnosis"
     if _stops(traj, pos):
-        if diagnosis == cls:
+        if named:
             return "graceful_failure"
         return "hallucinated_success" if diagnosis is None else "other"
     env_errors = sum(1 for s in traj.steps[pos + 1 :] if s.action is not None and s.error is not None and not s.fault)
@@ -292,15 +336,18 @@ def failure_mode(traj: Trajectory, pos: int, diagnosis: str | None, cls: FaultCl
     return "other"
 
 
-def unrecoverable(traj: Trajectory) -> Unrecoverable | None:
+def unrecoverable(traj: Trajectory, faults: list[FaultOutcome] | None = None) -> Unrecoverable | None:
     """The first UFR reason of a failed task (``None``: none holds); ``step_limit`` is reported
-    too, and counts towards UFR only when the caller asks (``fault_metrics(ufr_step_limit=True)``)."""
+    too, and counts towards UFR only when the caller asks (``fault_metrics(ufr_step_limit=True)``).
+    ``faults``: the trajectory's fault outcomes (computed when not given): a loop is a fault whose
+    Table 6 mode is Infinite Loop."""
     if traj.success or traj.success is None:
         return None
     fresh = [i for i, s in enumerate(traj.steps) if is_fresh(s)]
     if not fresh:
         return None
-    if any(_loops_at(traj.steps, i) for i in range(fresh[0], len(traj.steps))):
+    outcomes = analyse(traj)[1] if faults is None else faults
+    if any(f.mode == "infinite_loop" for f in outcomes):
         return "loop"
     if _ends_empty(traj):
         return "crash"
@@ -331,7 +378,7 @@ def analyse(traj: Trajectory) -> tuple[EpisodeOutcome, list[FaultOutcome]]:
         if not is_fresh(step) or step.fault is None:
             continue
         cls = _fault_class(step.fault)
-        diagnosis = diagnose("\n".join(s.raw_output for s in aftermath(traj.steps, pos)))
+        diagnosis = diagnose_type("\n".join(s.raw_output for s in aftermath(traj.steps, pos)))
         ok = recovered(traj, pos)
         outcomes.append(
             FaultOutcome(
@@ -342,7 +389,7 @@ def analyse(traj: Trajectory) -> tuple[EpisodeOutcome, list[FaultOutcome]]:
                 transient=bool(step.fault.get("transient")),
                 recovered=ok,
                 diagnosis=diagnosis,
-                identified=diagnosis == cls,
+                identified=names_fault(diagnosis, str(step.fault.get("fault_type")), cls),
                 mode=None if ok else failure_mode(traj, pos, diagnosis, cls),
             )
         )
@@ -355,7 +402,7 @@ def analyse(traj: Trajectory) -> tuple[EpisodeOutcome, list[FaultOutcome]]:
         recovered=sum(f.recovered for f in outcomes),
         calls=counts.calls,
         faulted_calls=counts.faulted,
-        unrecoverable=unrecoverable(traj),
+        unrecoverable=unrecoverable(traj, outcomes),
     )
     return episode, outcomes
 

@@ -5,7 +5,8 @@ answer from the request alone (the sample's golden answers, the transcript); env
 (:data:`ENV_POLICIES`, registered as scripted models by :func:`env_policy`; :class:`EnvScriptedModel`:
 ``expert``, ``memorise``, ``random``) play an episode's environment through its expert, so a run binds
 them to each episode's environment (:class:`BindsToEnv`; the multi-turn loop does it for any model
-that has ``bind``).
+that has ``bind``). Two more play a fault-injected environment (:class:`FaultScriptedModel`): the
+blind ``repeater`` and the ``retrier``, a retrying expert that names each error it meets.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from robustcall.core import InputError, Message, ToolCall, ToolSpec, seeded_rng
+from robustcall.core import KNOWN_FAULT_TYPES, InputError, Message, ToolCall, ToolSpec, seeded_rng
 from robustcall.formats import render_calls, sample_format
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 
@@ -368,9 +369,94 @@ class EnvScriptedModel:
             raise RuntimeError(f"{self.name} plays an environment: bind it to one first")
         action = self.env.expert_action()
         if action is None:
-            return ModelResponse(text="Done.", tool_calls=[])
+            stop = self.env.expert_stop() if isinstance(self.env, FaultAwareEnv) else None
+            return ModelResponse(text=stop or "Done.", tool_calls=[])
         original = self.env.original_name(action.name) if isinstance(self.env, RenamingEnv) else action.name
         return ModelResponse(text="", tool_calls=[self.policy(action, original, req, self.seed)])
 
     async def aclose(self) -> None:
         return None
+
+
+# Fault-injection agents ---------------------------------------------------------------------------
+
+
+@runtime_checkable
+class FaultAwareEnv(ExpertEnv, Protocol):
+    """A fault-injected environment (``faults.FaultyEnv``) as the fault agents read it."""
+
+    last_fault: Any
+    """The fault record (``faults.InjectedFault``) of the last step, or ``None``."""
+
+    def expert_action_at_reset(self) -> ToolCall | None:
+        """The expert's next call as written for the interface shown at reset."""
+        ...
+
+    def expert_stop(self) -> str | None:
+        """Why the expert cannot go on (a tool it needs was removed), else ``None``."""
+        ...
+
+
+FAULT_AGENTS = {
+    "repeater": "the expert's actions as written for the interface shown at reset, with no text: it never "
+    "reads an observation, so after a fault that left the state unchanged it repeats the failed call unchanged",
+    "retrier": "the expert, which after each fault first names the error type it was shown (a stand-in that "
+    "knows the fault record), then retries after a transient error, adapts to a changed interface, and "
+    "stops, naming the removal, when a tool it needs is gone",
+}
+"""The fault agents with known answers (``scripted:<name>``), used to check RR / EIA / UFR."""
+
+
+class FaultScriptedModel:
+    """``scripted:repeater`` / ``scripted:retrier`` (:data:`FAULT_AGENTS`), bound to a fault-injected
+    environment; in any other environment both play the expert."""
+
+    mode: Mode = "fc"
+
+    def __init__(self, kind: str, env: ExpertEnv | None = None) -> None:
+        if kind not in FAULT_AGENTS:
+            raise InputError(f"unknown fault agent {kind!r} (known: {', '.join(FAULT_AGENTS)})")
+        self.kind, self.env = kind, env
+        self.name = f"scripted:{kind}"
+
+    def bind(self, env: ExpertEnv, seed: int) -> FaultScriptedModel:
+        return FaultScriptedModel(self.kind, env)
+
+    def _diagnosis(self, env: FaultAwareEnv) -> str:
+        fault = env.last_fault
+        if fault is None:
+            return ""
+        ftype = KNOWN_FAULT_TYPES.get(str(fault.fault_type))
+        what = ftype.description if ftype is not None else str(fault.observation)
+        return f"The last call met a fault: {what}."
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        env = self.env
+        if env is None:
+            raise RuntimeError(f"{self.name} plays an environment: bind it to one first")
+        if not isinstance(env, FaultAwareEnv):
+            action = env.expert_action()
+            return ModelResponse(text="Done." if action is None else "", tool_calls=[] if action is None else [action])
+        if self.kind == "repeater":
+            action = env.expert_action_at_reset()
+            return ModelResponse(text="Done." if action is None else "", tool_calls=[] if action is None else [action])
+        said = self._diagnosis(env)
+        action = env.expert_action()
+        if action is None:
+            stop = env.expert_stop() or "Done."
+            return ModelResponse(text=f"{said} {stop}".strip(), tool_calls=[])
+        return ModelResponse(text=said, tool_calls=[action])
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _fault_agent(kind: str) -> ScriptedFactory:
+    def make(mode: Mode | None) -> ChatModel:
+        return FaultScriptedModel(kind)  # always fc: its calls are structured
+
+    return make
+
+
+for _kind in FAULT_AGENTS:
+    SCRIPTED_MODELS[_kind] = _fault_agent(_kind)
