@@ -155,7 +155,8 @@ def test_the_expert_solves_every_env_under_each_axis_with_the_expected_extra_ste
         plain = _episode(base, Expert(base), task)
         assert plain.success, (name, task)
         writes = any(s.action is not None and not is_read(s.action) for s in plain.steps)
-        for axis, extra in (("stale_resource", 0), ("prerequisite", int(writes)), ("param_type_mismatch", 0)):
+        axes = (("stale_resource", 0), ("prerequisite", int(writes)), ("prerequisite_error", 2 * int(writes)))
+        for axis, extra in (*axes, ("param_type_mismatch", 0)):
             env = AxisEnv(make_env(name, data), parse_axes(axis))
             traj = _episode(env, Expert(env), task)
             assert traj.success and len(traj.steps) == len(plain.steps) + extra, (name, task, axis)
@@ -228,3 +229,63 @@ def test_an_unlisted_tool_is_left_to_the_environment_not_to_the_prerequisite() -
     env.reset("5")
     out = env.step(ToolCall(name="Tool name"))
     assert out.observation == "unknown action Tool name" and out.fault is None
+
+
+class Writer(Expert):
+    """Writes first, then authenticates when refused, then writes again (it reads every error)."""
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        last = req.messages[-1].content if req.messages else ""
+        if "authenticate" in last and not last.startswith("Authenticated"):
+            return ModelResponse("The write needs authentication first; I will authenticate.", [AUTH])
+        return ModelResponse("", [PUT])
+
+
+class Uninspecting(Expert):
+    """Calls ``authenticate`` once, then writes whatever ``authenticate`` answered (it reads no result)."""
+
+    async def complete(self, req: ModelRequest) -> ModelResponse:
+        called = any(
+            m.role == "assistant" and m.tool_calls and m.tool_calls[0].name == "authenticate" for m in req.messages
+        )
+        return ModelResponse("", [PUT if called else AUTH])
+
+
+AUTH = ToolCall(name="authenticate")
+PUT = ToolCall(name="set_value", arguments={"value": 5})
+
+
+def test_an_agent_that_authenticates_after_the_refusal_recovers() -> None:
+    """Issue 26 item 9: the prerequisite is tool-wide, so authenticating is the plausible next call."""
+    env = AxisEnv(Store(), ["prerequisite"])
+    traj = _episode(env, Writer(env), "5")
+    assert traj.success and [s.action.name for s in traj.steps if s.action] == [
+        "set_value",
+        "authenticate",
+        "set_value",
+    ]
+    m = fault_metrics([traj])
+    assert m.faults == 1 and m.recovery_rate == 1.0 and m.eia == 1.0
+
+
+def test_an_error_the_agent_failed_to_inspect_fails_the_next_write() -> None:
+    """Appendix N (6): the prerequisite "returned an error the agent failed to inspect"."""
+    env = AxisEnv(Store(), ["prerequisite_error"])
+    blind = _episode(env, Uninspecting(env), "5")
+    assert not blind.success
+    kinds = [(s.action.name, (s.fault or {}).get("fault_type")) for s in blind.steps if s.action]
+    assert kinds[:3] == [
+        ("authenticate", "prerequisite_error"),
+        ("set_value", "prerequisite"),
+        ("set_value", "prerequisite"),
+    ]
+    m = fault_metrics([blind])
+    assert m.recovery_rate == 0.0 and m.unrecoverable == {"loop": 1}
+    env = AxisEnv(Store(), ["prerequisite_error"])
+    careful = _episode(env, Expert(env), "5")  # reads the error: authenticates again
+    assert careful.success and [s.action.name for s in careful.steps if s.action] == [
+        "authenticate",
+        "authenticate",
+        "set_value",
+    ]
+    assert fault_metrics([careful]).recovery_rate == 1.0

@@ -291,3 +291,38 @@ def test_recovery_rate_is_pooled_over_faults_and_also_reported_per_task() -> Non
     assert m.recovery_rate == 1 / 4  # (1/N) Σ R_i over all four faults
     assert m.recovery_rate_per_task == (1 / 1 + 0 / 3) / 2  # each attempt's own RR, then the mean
     assert (m.calls, m.faulted_calls, m.injection_rate) == (5, 4, 4 / 5)
+
+
+def test_every_fault_type_a_trajectory_can_carry_has_an_error_type_named_by_its_own_words() -> None:
+    from robustcall.core import KNOWN_FAULT_TYPES
+    from robustcall.faults._injector import synthesise
+    from robustcall.metrics import ERROR_TYPE_OF, diagnose_type
+
+    assert set(ERROR_TYPE_OF) == set(KNOWN_FAULT_TYPES)
+    for code, ftype in KNOWN_FAULT_TYPES.items():
+        assert diagnose_type(ftype.description) == ERROR_TYPE_OF[code], code
+        if ftype.effect == "replace" and code in FAULT_TYPES:
+            assert diagnose_type(synthesise(ftype, "search")) == ERROR_TYPE_OF[code], code
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "identified", "mode"),
+    [
+        ("http_404", "The resource was not found (HTTP 404). I give up.", True, "graceful_failure"),
+        ("http_404", "The server returned a 500 internal error. I give up.", False, "incorrect_diagnosis"),
+        ("timeout", "The request got a 429: rate limit. I give up.", False, "incorrect_diagnosis"),
+        ("param_renamed", "The tool was deprecated. I give up.", False, "incorrect_diagnosis"),
+        ("http_404", "The server returned an error status code. I give up.", False, "other"),
+    ],
+)
+def test_eia_needs_the_error_type_not_only_its_class(code: str, said: str, identified: bool, mode: str) -> None:
+    t = _traj(
+        [
+            Step(index=0, action=SEARCH, executed=SEARCH, fault=_fault(code)),
+            Step(index=1, raw_output=said),
+        ],
+        success=False,
+        termination="no_action",
+    )
+    (fault,) = analyse(t)[1]
+    assert (fault.identified, fault.mode) == (identified, mode)

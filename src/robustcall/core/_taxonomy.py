@@ -236,6 +236,13 @@ AXIS_FAULT_TYPES: dict[str, FaultType] = {
     "prerequisite": FaultType(
         "prerequisite", "execution", False, "replace", "a write fails until `authenticate` has been called", "tool"
     ),
+    "prerequisite_error": FaultType(
+        "prerequisite_error",
+        "execution",
+        True,
+        "replace",
+        "the prerequisite `authenticate` returns an error the first time; writes fail until it succeeds",
+    ),
     "param_type_mismatch": FaultType(
         "param_type_mismatch",
         "execution",

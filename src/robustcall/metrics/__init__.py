@@ -20,7 +20,9 @@ from robustcall.metrics._fault_text import (
 )
 from robustcall.metrics._faults import (
     LOOP_REPEATS,
+    LOOP_RULE,
     MODE_DISPLAY,
+    RECOVERY_RULE,
     EpisodeOutcome,
     FailureMode,
     FaultMetrics,
@@ -83,7 +85,9 @@ __all__ = [
     "ERROR_TYPES",
     "ERROR_TYPE_OF",
     "LOOP_REPEATS",
+    "LOOP_RULE",
     "MODE_DISPLAY",
+    "RECOVERY_RULE",
     "RESAMPLINGS",
     "SWEEP_DELTAS",
     "UNIT_NOTE",

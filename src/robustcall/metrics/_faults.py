@@ -27,8 +27,9 @@ was a new draw, not the agent's doing). R_i = 1 when it runs clean and is plausi
    says something is wrong with the result (``diagnose_type`` finds a type or a general
    acknowledgement) -- nothing else tells a recovery from carrying on with bad data by luck.
 
-A fault whose corrupted result came from the call that finished the task counts as recovered when
-the task succeeded (nothing was left to do).
+When there is no subsequent action (the fault came on the call that finished the task, or every
+later call met a fresh fault of its own), R_i = 1 exactly when the task succeeded: nothing was left
+that the agent could have done otherwise.
 
 **RR** (the paper's definition, pooled): ``RR = (1/N) Σ_i R_i`` over every fresh fault of the
 group. **RR per task** (labelled, ours): the mean over task attempts with at least one fault of
@@ -37,7 +38,8 @@ that attempt's own ``(1/N_τ) Σ R_i``.
 **Aftermath** of fault i: the steps after it up to and including the first clean step or the first
 step with a fresh fault, else to the end. **EIA**: the aftermath's text names the fault's error
 *type* (§3.3 "correctly names the type of error encountered"; ``diagnose_type``: "timeout",
-"rate limit", "not found", "malformed", "deprecated", "parameter changed", ...).
+"rate limit", "not found", "malformed", "deprecated", "parameter changed", ...), over the faults
+the agent had a turn after (a fault on the call that ended the episode has nothing to read).
 
 **Loop** (one rule for UFR's "infinite loop" and Table 6's Infinite Loop): a repetition of a call
 is *without progress* when the call before it was identical and either met a fault that persists,
@@ -109,6 +111,21 @@ LOOP_REPEATS = 2
 CASCADE_ERRORS = 2
 """Later environment errors that make a cascade ("a sequence of ... errors": more than one)."""
 
+RECOVERY_RULE = (
+    "R_i = 1 when the agent's next call (calls that met a fresh fault of their own skipped) runs clean and "
+    "is plausible: after a fault that does not persist (timeout, 429, 5xx; a 404/401/403 drawn for one "
+    "call), a call of the same tool (a retry); after a persisting fault (non-stationarity; 404/401/403 "
+    "with --sticky), a call adapted to it, any tool when the tool is gone (repeating the failed call meets "
+    "the fault again, so never counts); after a semantic anomaly, any call, once the agent has said the "
+    "result is wrong. No later call: R_i = 1 when the task succeeded."
+)
+"""The R_i rule as printed under Table 1 (the module docstring has it in full)."""
+LOOP_RULE = (
+    "Loop (UFR and Table 6 Infinite Loop alike): 3 identical calls in a row, each repeat made after a "
+    "persisting fault, an environment error, or an identical clean observation; a retry after a fresh "
+    "fault that does not persist is no loop."
+)
+
 Unrecoverable = Literal["loop", "crash", "nonsensical", "step_limit"]
 
 _ATTEMPTED_CALL = re.compile(r"<tool_call|\"name\"\s*:|^\s*Action\s*:|\[\s*[A-Za-z_][\w.]*\(", re.MULTILINE)
@@ -128,6 +145,8 @@ class FaultOutcome(BaseModel):
     diagnosis: str | None
     """The error type the aftermath names (an ``ERROR_TYPES`` label), ``unspecified``, or ``None``."""
     identified: bool
+    answered: bool = True
+    """The agent had a turn after the fault (``False``: the episode ended on the faulted call; out of EIA)."""
     mode: FailureMode | None = None
     """Table 6 mode (``None`` when recovered)."""
 
@@ -242,13 +261,12 @@ def recovered(traj: Trajectory, pos: int) -> bool:
     """R_i for the fault at ``steps[pos]``: a plausible subsequent action (see the module rule)."""
     steps, fault = traj.steps, traj.steps[pos].fault or {}
     nxt = subsequent_action(steps, pos)
+    if nxt is None:  # no later call, or every one met a fresh fault of its own: the outcome decides
+        return traj.termination == "done" and bool(traj.success)
     if fault.get("executed"):  # a semantic anomaly: the call ran, its result was corrupted
-        last = not any(s.action is not None for s in steps[pos + 1 :])
-        if last:
-            return traj.termination == "done" and bool(traj.success)
         noticed = diagnose_type("\n".join(s.raw_output for s in aftermath(steps, pos))) is not None
-        return noticed and nxt is not None and is_clean(nxt)
-    if nxt is None or not is_clean(nxt):
+        return noticed and is_clean(nxt)
+    if not is_clean(nxt):
         return False
     ftype = KNOWN_FAULT_TYPES.get(str(fault.get("fault_type")))
     tool_wide = persists(steps, pos) and ftype is not None and ftype.scope == "tool"
@@ -390,6 +408,7 @@ def analyse(traj: Trajectory) -> tuple[EpisodeOutcome, list[FaultOutcome]]:
                 recovered=ok,
                 diagnosis=diagnosis,
                 identified=names_fault(diagnosis, str(step.fault.get("fault_type")), cls),
+                answered=pos + 1 < len(traj.steps),
                 mode=None if ok else failure_mode(traj, pos, diagnosis, cls),
             )
         )
@@ -436,7 +455,7 @@ def fault_metrics(trajectories: Iterable[Trajectory], *, ufr_step_limit: bool = 
         recovery_rate=_mean([float(f.recovered) for f in faults]),
         recovery_rate_per_task=_mean([e.recovered / e.faults for e in faulted]),
         tasks_with_faults=len(faulted),
-        eia=_mean([float(f.identified) for f in faults]),
+        eia=_mean([float(f.identified) for f in faults if f.answered]),
         ufr=_mean([float(e.unrecoverable in counted) for e in episodes]),
         ufr_counts_step_limit=ufr_step_limit,
         mean_steps=_mean([float(e.steps) for e in episodes]),

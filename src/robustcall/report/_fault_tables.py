@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from robustcall.core import FAULT_CLASS_DISPLAY, FAULT_CLASSES
-from robustcall.metrics import MODE_DISPLAY, FaultReport
+from robustcall.metrics import LOOP_RULE, MODE_DISPLAY, RECOVERY_RULE, FaultReport
 from robustcall.report._table import Table
 
 
@@ -49,7 +49,15 @@ def fault_table1(rep: FaultReport) -> Table:
         f"Table 1: Overall Robustness Performance (δ = {d:g}; Recovery Rate pooled over faults, (1/N) Σ R_i; "
         f"UFR = loop, crash or nonsensical output after a fault, hitting the step limit {limit})"
     )
-    return Table("faults_table1", title, head, rows)
+    notes = [
+        "Recovery Rate: the paper's (1/N) Σ R_i pooled over every fault of the group; RR per task (ours): "
+        "the mean over task attempts with a fault of each attempt's own (1/N_τ) Σ R_i.",
+        RECOVERY_RULE,
+        "EIA: share of faults (with a later turn) whose error type (timeout, rate limit, not found, "
+        "malformed, deprecated, parameter changed, ...) the agent's text names.",
+        LOOP_RULE,
+    ]
+    return Table("faults_table1", title, head, rows, notes)
 
 
 def fault_table2(rep: FaultReport) -> Table:
@@ -107,7 +115,8 @@ def fault_table6(rep: FaultReport) -> Table:
         among = _pct(n / unrecovered if unrecovered and mode != "recovered" else None)
         rows.append([name, str(n), share if share == "—" else f"{share}%", among if among == "—" else f"{among}%"])
     head = ["Failure Mode", "faults", "% of injected faults", "% of unrecovered"]  # "Other": no Table 6 mode fits
-    return Table("faults_table6", f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents)", head, rows)
+    title = f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents)"
+    return Table("faults_table6", title, head, rows, [LOOP_RULE])
 
 
 def ghost_table(rep: FaultReport) -> Table:
