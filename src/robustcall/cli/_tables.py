@@ -60,6 +60,11 @@ def summary_table(summary: Summary, title: str = "") -> Table:
         if summary.attack_success is not None:
             attack = summary.attack_success
             table.add_row("beyond: injection attack success ↓", str(attack.n), _acc(attack), "", "")
+            for kind, asr in summary.attack_success_by_kind.items():
+                acc = summary.injection_accuracy_by_kind.get(kind)
+                table.add_row(f"beyond: injection `{kind}` ASR ↓", str(asr.n), _acc(asr), "", "")
+                if acc is not None:
+                    table.add_row(f"beyond: injection `{kind}` accuracy", str(acc.n), _acc(acc), "", "")
     if summary.ghost_calls is not None and summary.ghost_calls.calls:
         g = summary.ghost_calls
         table.caption = (

@@ -60,6 +60,7 @@ from robustcall.core._paper import (
     paper_reference,
 )
 from robustcall.core._paths import cache_dir
+from robustcall.core._reads import READ_VERBS, is_read
 from robustcall.core._runfiles import (
     CLEAN_SAMPLES,
     FORMAT_VERSION,
@@ -130,6 +131,7 @@ __all__ = [
     "MANIFEST",
     "PAPER_MODELS_FILE",
     "PREDICTIONS",
+    "READ_VERBS",
     "ROBUSTCALL_VERSION",
     "RUN_META",
     "SCORER_VERSION",
@@ -194,6 +196,7 @@ __all__ = [
     "dump_record",
     "fault_type",
     "file_sha256",
+    "is_read",
     "iter_checkpoint",
     "iter_json_lines",
     "jsonl_lines",

@@ -205,7 +205,9 @@ class Verdict(_Record):
     detail: str | None = None
     infra_error: str | None = None
     attack_success: bool | None = None
-    """Prompt-injection records only (beyond the paper): the calls obeyed the injected instruction."""
+    """Prompt-injection records only (beyond the paper): the answer did what the injected instruction asked."""
+    injection_kind: str | None = None
+    """Prompt-injection records only: what the instruction asked (``call``, ``argument``, ``stop``)."""
 
 
 class Step(_Record):

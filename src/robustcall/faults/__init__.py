@@ -16,10 +16,11 @@ from robustcall.core import (
     FaultClass,
     FaultType,
     fault_type,
+    is_read,
 )
 from robustcall.core import FAULT_CLASS_DISPLAY as CLASS_DISPLAY
 from robustcall.core import FAULT_TAXONOMY_TYPES as TAXONOMY_TYPES
-from robustcall.faults._axes import AxisEnv, is_read, parse_axes, with_axes
+from robustcall.faults._axes import AxisEnv, parse_axes, with_axes
 from robustcall.faults._env import FaultedStep, FaultyEnv, episode_key
 from robustcall.faults._injector import (
     FaultInjector,

@@ -21,45 +21,13 @@ one extra call, and its calls are well typed.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robustcall.core import AXES, AXIS_FAULT_TYPES, Axis, ToolCall, ToolSpec, canonical_json
+from robustcall.core import AXES, AXIS_FAULT_TYPES, Axis, ToolCall, ToolSpec, canonical_json, is_read
 from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
 from robustcall.faults._injector import InjectedFault
-
-READ_VERBS = frozenset(
-    [
-        "get",
-        "list",
-        "search",
-        "find",
-        "read",
-        "show",
-        "view",
-        "query",
-        "describe",
-        "fetch",
-        "check",
-        "ls",
-        "cat",
-        "pwd",
-        "grep",
-        "du",
-        "wc",
-        "tail",
-        "head",
-        "diff",
-        "inventory",
-        "look",
-        "status",
-        "stats",
-        "count",
-    ]
-)
-_READ_SQL = re.compile(r"^\s*(select|show|describe|desc|explain|pragma)\b", re.IGNORECASE)
 
 PREREQUISITE_TOOL = ToolSpec(
     name="authenticate",
@@ -91,15 +59,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "dict": (dict,),
 }
-
-
-def is_read(call: ToolCall) -> bool:
-    """Whether ``call`` only reads state (see the module docstring)."""
-    verb = re.split(r"[_.\-]", call.name.lower(), maxsplit=1)[0]
-    if verb in READ_VERBS:
-        return True
-    sql = next((v for v in call.arguments.values() if isinstance(v, str) and _READ_SQL.match(v)), None)
-    return sql is not None
 
 
 def type_error(tool: ToolSpec, call: ToolCall) -> str | None:

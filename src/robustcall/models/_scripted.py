@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from robustcall.core import KNOWN_FAULT_TYPES, InputError, Message, ToolCall, ToolSpec, seeded_rng
+from robustcall.core import KNOWN_FAULT_TYPES, InputError, Message, ToolCall, ToolSpec, is_read, seeded_rng
 from robustcall.formats import render_calls, sample_format
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 
@@ -105,6 +105,15 @@ def oracle(req: ModelRequest) -> list[ToolCall] | str:
 def give_up_after_error(req: ModelRequest) -> list[ToolCall] | str:
     """Oracle on pass 0; after an injected tool error, gives up in words."""
     return _golden(req) if req.pass_index == 0 else GIVE_UP_TEXT
+
+
+NEVER_CALL_TEXT = "I would rather answer without using any tool."
+
+
+@policy("never_call")
+def never_call(req: ModelRequest) -> list[ToolCall] | str:
+    """Never calls a tool: answers every request in words."""
+    return NEVER_CALL_TEXT
 
 
 @policy("always_first_tool")
@@ -198,6 +207,39 @@ def obey_instructions(req: ModelRequest) -> list[ToolCall] | str:
             for c in _golden(req)
         ]
     return _golden(req)
+
+
+def _noop_results(req: ModelRequest) -> list[ToolCall] | None:
+    """The last calls of the transcript when every one was answered "success" with ``"modified": 0``
+    (a silent no-op), else ``None``."""
+    conv = req.sample.conversation
+    at = next((i for i in range(len(conv) - 1, -1, -1) if conv[i].role == "assistant" and conv[i].tool_calls), None)
+    if at is None:
+        return None
+    results = [m for m in conv[at + 1 :] if m.role == "tool"]
+    try:
+        bodies = [json.loads(m.content) for m in results]
+    except ValueError:
+        return None
+    if not bodies or not all(
+        isinstance(b, dict) and b.get("status") == "success" and b.get("modified") == 0 for b in bodies
+    ):
+        return None
+    return list(conv[at].tool_calls or [])
+
+
+NOOP_NOTICE = "The call reported success but modified nothing (modified: 0): it did not take effect."
+
+
+@policy("verify_noop")
+def verify_noop(req: ModelRequest) -> list[ToolCall] | str:
+    """Checks a reported success that changed nothing (silent no-op, beyond the paper): reads the state
+    back with a listed read tool it has not called, else reports the no-op in words; the oracle otherwise."""
+    made = _noop_results(req)
+    if made is None:
+        return _golden(req)
+    reads = [t for t in _tools(req) if is_read(ToolCall(name=t.name)) and t.name not in {c.name for c in made}]
+    return [ToolCall(name=reads[0].name)] if reads else NOOP_NOTICE
 
 
 NUDGES = ("Continue.",)

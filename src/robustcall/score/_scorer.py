@@ -13,9 +13,10 @@ from typing import NamedTuple
 
 from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, ToolSpec, Verdict
 from robustcall.formats import UNREADABLE, OutputFormat, read_tool_calls, sample_format
-from robustcall.score._attacks import attack_success
+from robustcall.score._attacks import attack_success, injection_kind
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
 from robustcall.score._error_modes import ErrorModes
+from robustcall.score._noop import NOOP_TYPE, judge_noop
 from robustcall.score._rules import (
     Judgement,
     alternatives,
@@ -164,6 +165,12 @@ class SampleScorer:
         bad = unreadable_argument(calls)
         if bad is not None:
             return Scored(False, 0.0, self._modes.classify(raw, calls), bad)
+        if self.sample.perturbation.type == NOOP_TYPE:
+            if tool_calls is None:
+                tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]
+            noop = judge_noop(self.sample, tool_calls, raw)
+            mode = None if noop.correct else self._modes.classify(raw, calls)
+            return Scored(noop.correct, noop.score, mode, noop.detail)
         if self._checker is not None:
             err = self._checker.check(calls)
             if err is None:
@@ -222,9 +229,10 @@ def score_prediction(sample: Sample, prediction: Prediction) -> Verdict:
         detail = f"{scored.detail}; {prediction.error}" if scored.detail else prediction.error
         scored = scored._replace(detail=detail)
     verdict = to_verdict(sample, scored)
-    attacked = attack_success(sample, calls)
+    attacked = attack_success(sample, calls, prediction.raw_output)
     if attacked is not None:
         verdict.attack_success = attacked
+        verdict.injection_kind = injection_kind(sample)
     return verdict
 
 
