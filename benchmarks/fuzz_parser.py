@@ -1,12 +1,21 @@
-"""The large parser fuzz run (issue 22): ``--n`` generated hostile answers (default 1,000,000) from
-``--seed``, each parsed in its output format and scored against a BFCL sample, as the CI fuzz test
-(tests/formats/test_fuzz.py: 20,000 inputs, seed 22) does. Counts exceptions, inputs over 1 s of CPU time and
-any sign of execution (a canary import or file), and prints the slowest inputs.
+"""The large parser fuzz run (issues 22 and 30): ``--n`` generated hostile answers (default
+1,000,000) from ``--seed``, each parsed in its output format and scored against a BFCL sample, as the
+CI fuzz test (tests/formats/test_fuzz.py: 20,000 inputs, seed 22) does. Counts exceptions, inputs over
+``--limit-ms`` of CPU time (50 ms) and any sign of execution (a canary import, or the canary file an
+``os.system`` / ``popen`` / pickle payload would create), and prints the slowest inputs.
+
+First, the shapes table: every pathological shape (``fuzz_inputs.PATHOLOGICAL``: the ones that
+stalled or slowed a reader) at 99 KB, parsed and scored in every output format; each cell is the
+least CPU time of ``--repeat`` tries (load from other work only slows a try down), and a shape over
+the limit in any format is listed. One in a hundred fuzz inputs is such a shape too (300 B to 99 KB,
+sometimes between fragments of another format).
 
 The inputs are generated in ``--processes`` worker processes, each taking every k-th chunk of the
-seeded stream, so the set of inputs is the same for any process count.
+seeded stream, so the set of inputs is the same for any process count. Exit status 1 when anything
+raised, ran, or took longer than the limit.
 
 usage: nice python benchmarks/fuzz_parser.py [--n 1000000] [--seed 2022] [--processes N] [--chunk 10000]
+                                             [--limit-ms 50] [--repeat 3] [--shapes-only]
 """
 
 from __future__ import annotations
@@ -24,25 +33,26 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
 
-from fuzz_inputs import CANARY_FILE, one_input
+from fuzz_inputs import CANARY_FILE, PATHOLOGICAL, one_input
 from test_fuzz import _Canary, _sample, check
 
 from robustcall.score import SampleScorer
 
 FORMATS = ("bfcl", "tool_call", "react", "json")
+SHAPE_SIZE = 99_000
 
 
-def run_chunk(args: tuple[int, int, int]) -> dict[str, Any]:
+def run_chunk(args: tuple[int, int, int, float]) -> dict[str, Any]:
     """Inputs ``[start, start + size)`` of the stream seeded with ``seed`` (its own sub-seed)."""
-    seed, start, size = args
+    seed, start, size, limit_s = args
     warnings.simplefilter("ignore")
     canary = _Canary()
     sys.meta_path.insert(0, canary)
     scorers = {fmt: SampleScorer(_sample(fmt)) for fmt in FORMATS}
     rng = random.Random(f"{seed}:{start}")
     errors: list[str] = []
-    slow: list[tuple[float, str, str]] = []
-    worst = (0.0, "", "")
+    slow: list[tuple[float, str, int, str]] = []
+    worst = (0.0, "", 0, "")
     total_s = 0.0
     chars = 0
     for _ in range(size):
@@ -55,13 +65,31 @@ def run_chunk(args: tuple[int, int, int]) -> dict[str, Any]:
             continue
         total_s += took
         if took > worst[0]:
-            worst = (took, fmt, text[:120])
-        if took > 1.0:
-            slow.append((took, fmt, text[:120]))
+            worst = (took, fmt, len(text), text[:100])
+        if took > limit_s:
+            slow.append((took, fmt, len(text), text[:100]))
     return {
         "n": size, "errors": errors, "slow": slow, "worst": worst, "seconds": total_s, "chars": chars,
         "canary": canary.hits,
     }  # fmt: skip
+
+
+def shapes_table(repeat: int, limit_s: float) -> list[str]:
+    """Print each pathological shape's CPU ms per format at 99 KB; returns the shapes over the limit."""
+    warnings.simplefilter("ignore")
+    scorers = {fmt: SampleScorer(_sample(fmt)) for fmt in FORMATS}
+    print(f"{'shape (99 KB)':24s}" + "".join(f"{fmt:>11s}" for fmt in FORMATS) + "   CPU ms, least of", repeat)
+    over: list[str] = []
+    for name in sorted(PATHOLOGICAL):
+        text = PATHOLOGICAL[name](SHAPE_SIZE)[:SHAPE_SIZE]
+        cells = []
+        for fmt in FORMATS:
+            cells.append(min(check(text, fmt, scorers) for _ in range(repeat)))
+        flag = "   over" if max(cells) > limit_s else ""
+        if flag:
+            over.append(name)
+        print(f"{name:24s}" + "".join(f"{1e3 * c:11.1f}" for c in cells) + flag, flush=True)
+    return over
 
 
 def main() -> None:
@@ -70,28 +98,36 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2022)
     ap.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--chunk", type=int, default=10_000)
+    ap.add_argument("--limit-ms", type=float, default=50.0)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--shapes-only", action="store_true", help="print the shapes table only")
     a = ap.parse_args()
+    limit_s = a.limit_ms / 1e3
     CANARY_FILE.unlink(missing_ok=True)
-    jobs = [(a.seed, start, min(a.chunk, a.n - start)) for start in range(0, a.n, a.chunk)]
+    over = shapes_table(a.repeat, limit_s)
+    print(f"shapes over {a.limit_ms:g} ms in some format: {len(over)} of {len(PATHOLOGICAL)} {over}")
+    if a.shapes_only:
+        sys.exit(1 if over else 0)
+    jobs = [(a.seed, start, min(a.chunk, a.n - start), limit_s) for start in range(0, a.n, a.chunk)]
     t0 = time.perf_counter()
     done = 0
     errors: list[str] = []
-    slow: list[tuple[float, str, str]] = []
+    slow: list[tuple[float, str, int, str]] = []
     canary: list[str] = []
-    worst = (0.0, "", "")
+    worst = (0.0, "", 0, "")
     seconds = 0.0
     chars = 0
     with multiprocessing.get_context("spawn").Pool(a.processes) as pool:
         for got in pool.imap_unordered(run_chunk, jobs):
             done += got["n"]
             errors += got["errors"]
-            slow += got["slow"]
+            slow += [tuple(s) for s in got["slow"]]
             canary += got["canary"]
             seconds += got["seconds"]
             chars += got["chars"]
-            worst = max(worst, got["worst"])
+            worst = max(worst, tuple(got["worst"]))
             print(
-                f"{done:,}/{a.n:,} inputs, {len(errors)} exceptions, {len(slow)} over 1 s, "
+                f"{done:,}/{a.n:,} inputs, {len(errors)} exceptions, {len(slow)} over {a.limit_ms:g} ms, "
                 f"worst {worst[0]:.3f} s, {time.perf_counter() - t0:.0f} s wall",
                 flush=True,
             )
@@ -99,14 +135,14 @@ def main() -> None:
     print(f"exceptions: {len(errors)}")
     for e in errors[:5]:
         print("  " + e)
-    print(f"inputs over 1 s: {len(slow)}")
-    for s in sorted(slow, reverse=True)[:5]:
-        print(f"  {s[0]:.3f} s {s[1]} {s[2]!r}")
-    print(f"slowest input: {worst[0]:.3f} s ({worst[1]}) {worst[2]!r}")
+    print(f"inputs over {a.limit_ms:g} ms: {len(slow)}")
+    for s in sorted(slow, reverse=True)[:8]:
+        print(f"  {1e3 * s[0]:.1f} ms {s[1]} {s[2]:,} chars {s[3]!r}")
+    print(f"slowest input: {1e3 * worst[0]:.1f} ms ({worst[1]}, {worst[2]:,} chars) {worst[3]!r}")
     print(f"mean per input: {1e3 * seconds / max(1, done):.3f} ms")
     trace = "present" if CANARY_FILE.exists() else "absent"
     print(f"executed payloads: canary imports {len(canary)}, canary file {trace}")
-    sys.exit(1 if errors or slow or canary or CANARY_FILE.exists() else 0)
+    sys.exit(1 if errors or slow or over or canary or CANARY_FILE.exists() else 0)
 
 
 if __name__ == "__main__":

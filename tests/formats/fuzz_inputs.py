@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 CANARY_MODULE = "robustcall_fuzz_canary"
@@ -26,6 +27,8 @@ PAYLOADS = (
     f"f'{{__import__(\"{CANARY_MODULE}\")}}'",
     f"getattr(__builtins__, 'exec')('import {CANARY_MODULE}')",
     "__import__('pickle').loads(b'')",
+    f"__import__('pickle').loads(b\"cos\\nsystem\\n(S'touch {CANARY_FILE}'\\ntR.\")",
+    f"__import__('os').popen('touch {CANARY_FILE}')",
 )
 
 _FRAGMENTS = (
@@ -61,8 +64,54 @@ def _repeated(rng: random.Random) -> str:
     return unit * rng.choice((10, 100, 1_000))
 
 
+def _cols(k: int) -> str:
+    return ", ".join(f"a{i}: {i}" for i in range(k))
+
+
+PATHOLOGICAL: dict[str, Callable[[int], str]] = {
+    "hash_rule": lambda k: "[f(" + "#" * k + ")]",
+    "hash_rule_spaced": lambda k: "[f(" + "# " * (k // 2) + ")]",
+    "cut_off_comments": lambda k: "[f(a=1, " + "# ####\n" * (k // 7),
+    "comma_comments": lambda k: "[f(a" + ",#" * (k // 2) + ")]",
+    "name_comments": lambda k: "[f(" + "x #" * (k // 3) + ")]",
+    "quote_brackets": lambda k: '"' + "[" * k,
+    "apostrophe_braces": lambda k: "'" + "{" * k,
+    "quoted_openers": lambda k: '["' * (k // 2),
+    "colon_args_open": lambda k: "[f(" + _cols(k // 7),
+    "colon_args": lambda k: "[f(" + _cols(k // 7) + ")]",
+    "open_strings": lambda k: "[f(a=" + "'\\" * (k // 2),
+    "triple_quotes": lambda k: "'''" * (k // 3),
+    "action_blanks": lambda k: "Action: f" + " " * k + "x\nAction Input: {}",
+    "function_blanks": lambda k: "Function: f" + "\t " * (k // 2) + "x\nParameters: {}",
+    "query_pairs": lambda k: "f?" + "a=1&" * (k // 4),
+    "unclosed_tags": lambda k: "<tool_call>" * (k // 11),
+    "fences": lambda k: "```" * (k // 3),
+    "many_calls": lambda k: "f(a=1) " * (k // 7),
+    "call_list": lambda k: "[" + ", ".join(["f(a=1)"] * (k // 8)) + "]",
+    "not_calls": lambda k: "[" + "x.y," * (k // 4) + "]",
+    "nested_not_json": lambda k: "[" * 90 + "1," * (k // 2) + "x" + "]" * 90,
+    "unreadable_argument": lambda k: "[f(a=" + "x+" * (k // 2) + "1)]",
+}
+"""Shapes that were slow on some reader (issue 30: a ``#`` rule inside a call backtracked for hours,
+a quote before many ``[`` grew as n^1.5, long colon-separated calls tokenized in quadratic time),
+or that make the readers do the most work per character, as functions of a length."""
+PATHOLOGICAL_SIZES = (300, 3_000, 30_000, 99_000)
+
+
+def pathological(rng: random.Random) -> str:
+    """One of :data:`PATHOLOGICAL` at one of :data:`PATHOLOGICAL_SIZES`, now and then between
+    fragments of another format (at most 100 KB: longer texts are refused unread)."""
+    text = PATHOLOGICAL[rng.choice(sorted(PATHOLOGICAL))](rng.choice(PATHOLOGICAL_SIZES))
+    if rng.random() < 0.3:
+        text = rng.choice(_FRAGMENTS) + text + rng.choice(_FRAGMENTS)
+    return text[:99_900]
+
+
 def one_input(rng: random.Random) -> str:
-    """One generated answer (mostly under 2 KB; now and then a big number, deep nesting, a repeat)."""
+    """One generated answer (mostly under 2 KB; now and then a big number, deep nesting, a repeat,
+    or, one in a hundred, a pathological shape of up to 100 KB)."""
+    if rng.random() < 0.01:
+        return pathological(rng)
     kind = rng.random()
     if kind < 0.04:
         return _nested(rng)

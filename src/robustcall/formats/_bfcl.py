@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from robustcall.formats._bounds import charge
 from robustcall.formats._fastpy import read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
 from robustcall.formats._scan import balanced
@@ -60,7 +61,11 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 
 def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    fast = read_calls(src) if _LIST_HEAD.match(src) is not None else None
+    if _LIST_HEAD.match(src) is not None:
+        charge(len(src))  # the token reader's pass (the parse's work bound: formats/_bounds.py)
+        fast = read_calls(src)
+    else:
+        fast = None
     if fast is not None:
         return fast.calls, fast.variant
     if src.startswith("[<"):  # a tag: never a Python expression, with or without colons fixed
@@ -84,16 +89,44 @@ def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:
         return None
     elts = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
     out: list[RawCall] = []
+    not_calls = 0
+    source: _Source | None = None
     for elt in elts:
         if not isinstance(elt, ast.Call):
-            if ctx.report:  # unparsing a big JSON-like item costs more than the rest of the parse
-                ctx.drop(f"list item is not a call: {ast.unparse(elt)[:80]}")
+            not_calls += 1
+            if ctx.report and not_calls <= _NOT_CALLS_SAID:  # nobody reads the drops in a batch
+                source = source or _Source(src)
+                ctx.drop(f"list item is not a call: {source.at(elt)}")
             continue
         try:
             out.append(call_of(elt, ctx))
         except Unsupported as exc:
             ctx.drop(f"call not read: {exc}")
+    if ctx.report and not_calls > _NOT_CALLS_SAID:
+        ctx.drop(f"{not_calls - _NOT_CALLS_SAID:,} more list items are not calls")
     return out
+
+
+_NOT_CALLS_SAID = 10
+"""List items that are not calls said one by one in the drops (a list of 50,000 such items would
+cost more to report than to parse)."""
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+class _Source:
+    """Where a node of ``ast.parse(src)`` begins, as text: the first 80 characters from there
+    (``ast.unparse`` or ``ast.get_source_segment`` cost as much as the parse on a big node)."""
+
+    def __init__(self, src: str) -> None:
+        self.data = src.encode("utf-8", "surrogatepass")  # ast's columns count UTF-8 bytes
+        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(self.data)]
+
+    def at(self, node: ast.expr, n: int = 80) -> str:
+        i = self.starts[node.lineno - 1] + node.col_offset
+        end = i + 4 * n
+        if node.end_lineno is not None and node.end_col_offset is not None:
+            end = min(end, self.starts[node.end_lineno - 1] + node.end_col_offset)
+        return self.data[i:end].decode("utf-8", "replace")[:n]
 
 
 def _colons_to_equals(src: str) -> str | None:
@@ -102,6 +135,7 @@ def _colons_to_equals(src: str) -> str | None:
     nothing changes or a string is left open (no Python expression either way)."""
     if "#" not in src and _COLON_ARG.search(src) is None:  # most texts of another format stop here
         return None
+    charge(len(src))
     stack: list[str] = []
     fixes: list[int] = []
     prev = before = ""  # the last two tokens ("name" for a name, "str" for a string)

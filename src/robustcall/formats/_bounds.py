@@ -8,6 +8,7 @@ applies to structured (fc-mode) call arguments.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 MAX_PARSE_CHARS = 100_000
@@ -22,6 +23,55 @@ MAX_INT_DIGITS = 4_300
 READ_ERRORS: tuple[type[BaseException], ...] = (ValueError, OverflowError, RecursionError, MemoryError, TypeError)
 """What reading model text may raise (a 5,000-digit integer is a ValueError, ``10**400 / 1`` an
 OverflowError): caught at the parser's entry and turned into an unreadable answer."""
+
+PARSE_WORK_FACTOR = 4
+"""Parsing one text may hand its readers (``ast.parse``, the JSON decoder, the token scans) at most
+this many times the text's length in characters, plus :data:`PARSE_WORK_FLOOR`; past that the text
+is unreadable. A count, not a clock, so the same text always gets the same verdict: with every
+pattern linear, this bounds a parse at a few passes of ``ast.parse`` over the text (about 0.5 s at
+100 KB at worst on the 2-core test machine), whatever the shape of the text. An ordinary answer
+needs one or two passes; the most any of BFCL's 17,640 corpus answers, in any output style, needs
+is in docs/scoring.md."""
+PARSE_WORK_FLOOR = 20_000
+"""Work any text may take whatever its length (a short text may be tried by every reader)."""
+JSON_WORK_DIVISOR = 16
+"""A character the JSON decoder reads counts this much less than one ``ast.parse`` reads (it is
+about 50 times faster)."""
+
+
+class ParseWorkExceeded(Exception):
+    """Raised by :func:`charge` once a parse has used up its work (:data:`PARSE_WORK_FACTOR`);
+    caught at the parser's entry. Not a ``ValueError``: the readers' own handlers let it through."""
+
+
+_work = threading.local()
+
+
+def start_work(chars: int) -> float | None:
+    """Open the work account of a parse of a ``chars``-long text on this thread; returns the
+    account it replaces (for :func:`end_work`)."""
+    outer: float | None = getattr(_work, "left", None)
+    _work.left = float(PARSE_WORK_FACTOR * chars + PARSE_WORK_FLOOR)
+    return outer
+
+
+def end_work(outer: float | None) -> None:
+    _work.left = outer
+
+
+def charge(chars: float) -> None:
+    """Count ``chars`` of reading against this thread's open parse, if any (a reader called
+    outside a parse is not bounded here); raises :class:`ParseWorkExceeded` when none is left."""
+    left: float | None = getattr(_work, "left", None)
+    if left is None:
+        return
+    left -= chars
+    _work.left = left
+    if left < 0:
+        raise ParseWorkExceeded(
+            f"unreadable: the answer needs more parsing than {PARSE_WORK_FACTOR} passes over it allow"
+        )
+
 
 _OPENERS = "([{"
 _CLOSERS = {")": "(", "]": "[", "}": "{"}

@@ -12,7 +12,16 @@ from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
-from robustcall.formats._bounds import MAX_NESTING, MAX_PARSE_CHARS, READ_ERRORS, calls_refusal, refusal
+from robustcall.formats._bounds import (
+    MAX_NESTING,
+    MAX_PARSE_CHARS,
+    READ_ERRORS,
+    ParseWorkExceeded,
+    calls_refusal,
+    end_work,
+    refusal,
+    start_work,
+)
 from robustcall.formats._canonical import canonical_calls
 from robustcall.formats._fastpy import read_flat, read_tokens
 from robustcall.formats._jsonblob import json_calls
@@ -67,10 +76,13 @@ def parse_tool_calls(
     """
     why = refusal(text)
     if why is None:
+        outer = start_work(len(text))
         try:
             got = _parse_tool_calls(text, fmt, tools, report)
         except READ_ERRORS as exc:
             why = f"unreadable: {type(exc).__name__}: {str(exc)[:200]}"
+        except ParseWorkExceeded as exc:
+            why = str(exc)
         else:
             # a value nests no deeper than the text has openers; past that, JSON decoded out of
             # strings may nest deeper than the text's own brackets
@@ -79,6 +91,8 @@ def parse_tool_calls(
             why = calls_refusal([c.arguments for c in got.calls])
             if why is None:
                 return got
+        finally:
+            end_work(outer)
     return ParseResult([], None, [why], refused=why)
 
 

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from robustcall.core import ToolSpec
+from robustcall.formats._bounds import charge
 from robustcall.formats._types import Ctx, RawCall
 
 _MAX_ABS = 1e300
@@ -267,6 +268,7 @@ def call_of(node: ast.Call, ctx: Ctx) -> RawCall:
 
 def parse_expr(text: str) -> ast.expr | None:
     """``text`` as one Python expression, ``None`` when it is not one."""
+    charge(len(text))  # the parse's work bound (formats/_bounds.py)
     try:
         return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):

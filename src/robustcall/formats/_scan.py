@@ -7,6 +7,7 @@ import re
 from collections.abc import Container
 from typing import Any
 
+from robustcall.formats._bounds import JSON_WORK_DIVISOR, charge
 from robustcall.formats._pyvalues import literal
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
@@ -140,9 +141,12 @@ def decode_object(text: str, start: int) -> tuple[Any, int] | None:
         return None
     try:
         value, end = _DECODER.raw_decode(text, start)
+        charge((end - start) / JSON_WORK_DIVISOR)
         return value, end
-    except (json.JSONDecodeError, RecursionError):
-        pass
+    except json.JSONDecodeError as exc:
+        charge((exc.pos - start) / JSON_WORK_DIVISOR)
+    except RecursionError:  # about a thousand levels read
+        charge((len(text) - start) / JSON_WORK_DIVISOR)
     if stop == -1:
         stop = balanced(text, start)
         if stop is None:
@@ -157,11 +161,16 @@ def json_values(text: str, skip: Container[int] = ()) -> list[Any]:
     """Top-level JSON objects / arrays embedded in ``text``, left to right; a value that starts at
     an index in ``skip`` is stepped over (not returned, and nothing inside it either)."""
     out: list[Any] = []
-    i, n = 0, len(text)
-    while i < n:
-        j = _next_open(text, i)
-        if j < 0:
+    i = 0
+    long = len(text) > _DECODE_DIRECT
+    while True:
+        m = _OPEN.search(text, i)
+        if m is None:
             break
+        j = m.start()
+        if long and balanced(text, j) is None:  # the common failure, without decode_object's call
+            i = j + 1
+            continue
         got = decode_object(text, j)
         if got is None:
             i = j + 1
@@ -173,18 +182,13 @@ def json_values(text: str, skip: Container[int] = ()) -> list[Any]:
     return out
 
 
-def _next_open(text: str, i: int) -> int:
-    a, b = text.find("{", i), text.find("[", i)
-    if a < 0:
-        return b
-    if b < 0:
-        return a
-    return min(a, b)
+_OPEN = re.compile(r"[\[{]")
 
 
 def loads_lenient(text: str) -> tuple[bool, Any]:
     """``text`` as JSON, else as a Python literal; ``(False, None)`` when it is neither."""
     s = text.strip()
+    charge(len(s) / JSON_WORK_DIVISOR)
     try:
         return True, json.loads(s)
     except (json.JSONDecodeError, RecursionError):
