@@ -63,6 +63,8 @@ def run_chunk(args: tuple[int, int, int, float]) -> dict[str, Any]:
         except Exception as exc:  # the finding this run is for
             errors.append(f"{type(exc).__name__}: {exc!s:.200} | {fmt} | {text[:200]!r}\n{traceback.format_exc()}")
             continue
+        if took > limit_s:  # timed again: other work on the machine only ever slows a try down
+            took = min(took, check(text, fmt, scorers))
         total_s += took
         if took > worst[0]:
             worst = (took, fmt, len(text), text[:100])
