@@ -13,7 +13,7 @@ from typing import Any
 
 MAX_PARSE_CHARS = 100_000
 """Longest model text parsed for calls (about 25,000 tokens; Table 15 allows 1,024 output tokens).
-Parsing is linear, about 5 µs per character at worst on the 2-core test machine."""
+Every reader is linear; :data:`PARSE_WORK_FACTOR` bounds how often they re-read a text."""
 MAX_NESTING = 100
 """Deepest bracket nesting parsed, in text and in structured arguments (BFCL's deepest golden answer
 nests 4 levels; pydantic refuses to serialise past 255, which would stop the record writer)."""
