@@ -129,3 +129,40 @@ def test_bad_result_files_are_refused_in_one_line(tmp_path: Path) -> None:
     assert res.exit_code != 0 and "simple_python_999999" in res.output
     res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "nothing"), "--out", str(tmp_path / "run")])
     assert res.exit_code != 0 and "BFCL_v4_" in res.output
+
+
+FC_ORACLE_ROWS = Path(__file__).parents[1] / "score" / "data" / "bfcl_fc_oracle_verdicts.jsonl"
+
+
+def test_function_calling_names_with_dots_as_bfcl_evaluate_reads_them(tmp_path: Path) -> None:
+    """BFCL's FC handlers answer ``a.b`` as ``a_b``; upstream's checker (``convert_func_name`` with the
+    model's ``underscore_to_dot``, benchmarks/bfcl_fc_oracle.py) gave these verdicts; import and export
+    follow it both ways for a model of BFCL's list."""
+    rows = [json.loads(line) for line in FC_ORACLE_ROWS.read_text().splitlines()]
+    assert len(rows) == 31 and sum(r["upstream_valid"] for r in rows) == 9
+    assert all("_" in name and "." not in name for r in rows for call in r["result"] for name in call)
+    files: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        group = "live" if row["category"].startswith("live_") else "non_live"
+        files.setdefault(f"{group}/BFCL_v4_{row['category']}_result.json", {})[row["id"]] = row["result"]
+    for name, results in files.items():
+        path = tmp_path / "in" / "gpt-4o-2024-11-20-FC" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps({"id": i, "result": r}) + "\n" for i, r in results.items()))
+    verdicts = _import_score(tmp_path / "in", tmp_path / "run")
+    assert verdicts == {r["id"]: r["upstream_valid"] for r in rows}  # upstream's own verdicts on FC files
+    res = runner.invoke(app, ["export", "bfcl", str(tmp_path / "run"), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    assert "bfcl evaluate --model gpt-4o-2024-11-20-FC" in res.output  # an fc run's default: a name BFCL knows
+    back = {
+        str(p.relative_to(tmp_path / "out" / "gpt-4o-2024-11-20-FC")): {
+            e["id"]: [{n: json.loads(a) for n, a in c.items()} for c in e["result"]]
+            for e in map(json.loads, p.read_text().splitlines())
+        }
+        for p in (tmp_path / "out" / "gpt-4o-2024-11-20-FC").rglob("*_result.json")
+    }
+    sent = {
+        f: {i: [{n: json.loads(a) for n, a in c.items()} for c in r] for i, r in res_.items()}
+        for f, res_ in files.items()
+    }
+    assert back == sent  # the underscored names again, as the handler wrote them

@@ -66,16 +66,25 @@ def hf_cmd(
 def bfcl_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory with BFCL records.")],
     out: Annotated[Path, typer.Option("--out", help="BFCL's result folder (OUT/<model-dir>/<group>/...).")],
-    model_dir: Annotated[str, typer.Option("--model-dir", help="The model folder name BFCL sees.")] = "robustcall",
+    model_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--model-dir",
+            help="A model of BFCL's list, the folder name `bfcl evaluate --model` reads "
+            "(default: gpt-4o-2024-11-20-FC for an fc run, gpt-4o-2024-11-20 for a prompt run).",
+        ),
+    ] = None,
 ) -> None:
     """The run's clean BFCL answers as `bfcl generate` result files (BFCL_v4_<category>_result.json)."""
-    from robustcall.interop import BfclFileError, export_bfcl_results
+    from robustcall.interop import BfclFileError, bfcl_model_dir, export_bfcl_results
 
     try:
-        written = export_bfcl_results(run_dir, out, model_dir=model_dir)
+        folder = bfcl_model_dir(run_dir, model_dir)
+        written = export_bfcl_results(run_dir, out, model_dir=folder)
     except BfclFileError as exc:
         raise typer.BadParameter(str(exc)) from None
-    console.print(f"{out / model_dir}: {sum(written.values())} results in {len(written)} files")
+    console.print(f"{out / folder}: {sum(written.values())} results in {len(written)} files")
+    console.print(f"then: bfcl evaluate --model {folder} (BFCL reads the folder name as its model's name)")
 
 
 import_app = typer.Typer(

@@ -11,6 +11,15 @@ arguments a JSON string or an object), and ``<group>`` is ``non_live`` or ``live
 - ``export_bfcl_results``: the clean BFCL records of a run -> that layout, so that BFCL's own
   ``bfcl evaluate`` (or anything reading those files) takes our answers.
 
+Function names with a dot: BFCL's FC handlers are offered ``a.b`` as ``a_b`` (OpenAI-style names allow
+no dots) and answer with that name; ``bfcl evaluate`` then compares the gold name turned the same way
+when the model's entry in BFCL's model list says ``underscore_to_dot`` (``ast_checker.convert_func_name``).
+Both directions follow it, reading the flag for the result folder's model name from the wheel
+(``sources.bfcl_underscore_models``): import maps such an answer's ``a_b`` back to the sample's ``a.b``;
+export writes ``a_b`` for a model whose entry has the flag. A folder name BFCL does not list is read as
+a function-calling handler's when its results are lists of calls (every BFCL FC handler is offered
+``_`` names).
+
 Needs no extra: the samples come from the ``bfcl-eval`` wheel robustcall already reads.
 """
 
@@ -23,6 +32,7 @@ from typing import Any
 
 from robustcall.core import (
     PREDICTIONS,
+    RUN_META,
     InputError,
     Prediction,
     PredictionRecord,
@@ -31,12 +41,13 @@ from robustcall.core import (
     ToolCall,
     jsonl_lines,
     read_checkpoint,
+    read_run_meta,
     record_key,
     write_jsonl,
 )
 from robustcall.formats import parse_tool_calls
 from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
-from robustcall.sources import BFCL_CATEGORIES, load_bfcl
+from robustcall.sources import BFCL_CATEGORIES, bfcl_underscore_models, load_bfcl
 
 VERSION_PREFIX = "BFCL_v4"
 RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"
@@ -67,13 +78,32 @@ def _fc_calls(result: list[Any], where: str) -> list[ToolCall]:
     return calls
 
 
-def _prediction(sample: Sample, result: Any, where: str) -> Prediction:
+DEFAULT_MODEL_DIRS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}
+"""``export bfcl``'s folder name when none is given: entries of BFCL's model list (OpenAI-compatible
+handlers, FC with ``underscore_to_dot``, prompting without), so ``bfcl evaluate --model <it>`` runs."""
+
+
+def fc_name(name: str) -> str:
+    """A function name as BFCL's FC handlers are offered it (``ast_checker.convert_func_name``)."""
+    return name.replace(".", "_")
+
+
+def _underscore_to_dot(model_dir: str, flags: dict[str, bool]) -> bool | None:
+    """BFCL's flag for a result folder's model (the folder is the name with "/" as "_")."""
+    return flags.get(model_dir, flags.get(model_dir.replace("_", "/")))
+
+
+def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> Prediction:
     if isinstance(result, str):
         if result.startswith("Error during inference:"):
             return Prediction(raw_output="", error=result, error_kind="infra")
         return Prediction(raw_output=result, tool_calls=parse_tool_calls(result, "bfcl", sample.tools).calls)
     if isinstance(result, list):
-        return Prediction(raw_output="", tool_calls=_fc_calls(result, where))
+        calls = _fc_calls(result, where)
+        if underscored:  # the handler saw a.b as a_b: read its a_b as the sample's a.b
+            back = {fc_name(t.name): t.name for t in sample.tools if "." in t.name}
+            calls = [c.model_copy(update={"name": back.get(c.name, c.name)}) for c in calls]
+        return Prediction(raw_output="", tool_calls=calls)
     raise BfclFileError(f"{where}: `result` is neither text nor a list of calls")
 
 
@@ -101,6 +131,7 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
     if (out / PREDICTIONS).exists():
         raise BfclFileError(f"{out} already holds predictions: import into a new directory")
     by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
+    flags = bfcl_underscore_models(wheel)
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
     for path, n, entry in read_result_lines(folder):
@@ -108,7 +139,12 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
         sample = by_id.get(str(entry["id"]))
         if sample is None:
             raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers")
-        rec = PredictionRecord(**dict(sample), prediction=_prediction(sample, entry["result"], where), model=model)
+        parts = path.relative_to(folder).parts
+        model_dir = parts[-3] if len(parts) >= 3 else folder.resolve().name
+        flag = _underscore_to_dot(model_dir, flags)
+        underscored = flag if flag is not None else isinstance(entry["result"], list)
+        prediction = _prediction(sample, entry["result"], where, underscored)
+        rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
         if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
             fc = True
         key = record_key(rec)
@@ -123,19 +159,33 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
     return len(records)
 
 
-def _result(pred: Prediction) -> Any:
+def _result(pred: Prediction, underscored: bool) -> Any:
     if not pred.raw_output and pred.tool_calls:  # a function-calling run: BFCL's FC shape
-        return [{c.name: json.dumps(c.arguments, ensure_ascii=False)} for c in pred.tool_calls]
+        name = fc_name if underscored else str
+        return [{name(c.name): json.dumps(c.arguments, ensure_ascii=False)} for c in pred.tool_calls]
     return pred.raw_output
 
 
-def export_bfcl_results(run_dir: Path, out: Path, *, model_dir: str = "robustcall") -> dict[str, int]:
+def bfcl_model_dir(run_dir: Path, model_dir: str | None = None) -> str:
+    """``model_dir``, or the default entry of BFCL's model list for the run's mode."""
+    if model_dir is not None:
+        return model_dir
+    meta = read_run_meta(run_dir) if (run_dir / RUN_META).is_file() else None
+    return DEFAULT_MODEL_DIRS["fc" if meta is not None and meta.mode == "fc" else "prompt"]
+
+
+def export_bfcl_results(
+    run_dir: Path, out: Path, *, model_dir: str | None = None, wheel: Path | None = None
+) -> dict[str, int]:
     """Write the clean BFCL records of ``run_dir`` as ``bfcl generate`` result files under
-    ``out/<model_dir>/``; return the lines written per file name. Perturbed records, other sources
-    and infra errors are left out (BFCL knows only its own ids; an infra error has no answer)."""
+    ``out/<model_dir>/`` (default: ``DEFAULT_MODEL_DIRS`` for the run's mode); return the lines
+    written per file name. Perturbed records, other sources and infra errors are left out (BFCL knows
+    only its own ids; an infra error has no answer)."""
     path = run_dir / PREDICTIONS
     if not path.is_file():
         raise BfclFileError(f"{path} not found: is {run_dir} a run directory?")
+    model_dir = bfcl_model_dir(run_dir, model_dir)
+    underscored = bool(_underscore_to_dot(model_dir, bfcl_underscore_models(wheel)))
     latest: dict[tuple[str, str], PredictionRecord] = {}
     for rec in read_checkpoint(path, PredictionRecord):
         latest[record_key(rec)] = rec
@@ -147,7 +197,8 @@ def export_bfcl_results(run_dir: Path, out: Path, *, model_dir: str = "robustcal
         if stem is None:
             continue
         target = out / model_dir / _group(stem) / f"{VERSION_PREFIX}_{stem}_result.json"
-        files.setdefault(target, []).append({"id": rec.source.original_id, "result": _result(rec.prediction)})
+        result = _result(rec.prediction, underscored)
+        files.setdefault(target, []).append({"id": rec.source.original_id, "result": result})
     written: dict[str, int] = {}
     for target, entries in sorted(files.items()):
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ shape.
 
 from robustcall.sources._apibank import APIBANK_THINK_TOOL
 from robustcall.sources._bfcl import BENCHMARK as BFCL_BENCHMARK
-from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, fetch_bfcl, load_bfcl
+from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, bfcl_underscore_models, fetch_bfcl, load_bfcl
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
 from robustcall.sources._rotbench import ROTBENCH_SPLITS
@@ -48,6 +48,7 @@ __all__ = [
     "SourceFormatError",
     "SourceName",
     "UnknownSourceError",
+    "bfcl_underscore_models",
     "fetch_bfcl",
     "load_bfcl",
     "load_jsonl_samples",

@@ -128,6 +128,32 @@ def load_bfcl(wheel: Path | None = None) -> LoadResult:
     return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
 
 
+MODEL_CONFIG = "bfcl_eval/constants/model_config.py"
+
+
+def bfcl_underscore_models(wheel: Path | None = None) -> dict[str, bool]:
+    """BFCL's model list (``MODEL_CONFIG_MAPPING``) as name -> ``underscore_to_dot``: whether its checker
+    compares a function name with "." as "_" for that model (the FC handlers are offered "_" names).
+    Read from the wheel's source as data (``ast``; nothing of it is run or imported)."""
+    import ast
+
+    wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
+    with zipfile.ZipFile(wheel) as zf:
+        tree = ast.parse(zf.read(MODEL_CONFIG).decode("utf-8"))
+    flags: dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Dict):
+            continue
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(value, ast.Call)):
+                continue
+            if getattr(value.func, "id", None) != "ModelConfig":
+                continue
+            flag = next((k.value for k in value.keywords if k.arg == "underscore_to_dot"), None)
+            flags[key.value] = isinstance(flag, ast.Constant) and flag.value is True
+    return flags
+
+
 def _read_member(zf: zipfile.ZipFile, wheel: Path, member: str) -> tuple[list[tuple[int, Any]], str]:
     """JSON lines of one wheel member as ``(line, record)``, and the member's sha256."""
     try:
