@@ -4,12 +4,13 @@ Vocabulary (one ``Trajectory`` = one task attempt; ``Step.fault`` = an ``Injecte
 
 - a *call step* has an action; it is *clean* when it carries no fault and no environment error,
   *failing* when it carries either;
-- a *fresh* fault is a new draw (``repeat_of`` unset); a permanent fault met again under a sticky
-  profile is a repeat. N, the number of injected faults, counts fresh faults only.
+- a *fresh* fault is a new draw (``repeat_of`` unset); a persisting fault met again is a repeat.
+  N, the number of injected faults, counts fresh faults only.
 - the *tool* of a step is the executed call's name (the wrapped environment's names), else the
   action's.
 - the *effective injection rate* is the share of call steps that met a fault (fresh or repeat);
-  under the default per-call profile it estimates δ, under a sticky one it exceeds it.
+  it estimates δ while no persisting fault is met again, and exceeds it when the agent keeps
+  calling into one.
 
 **Recovered from the i-th fault** (R_i = 1; §3.3: "successfully recovered ... e.g. by correctly
 identifying it and taking a plausible subsequent action"). The *subsequent action* is the agent's
