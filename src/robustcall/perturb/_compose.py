@@ -121,12 +121,10 @@ def allocate(applicable: Mapping[str, Sequence[str]], source_of: Mapping[str, st
     """
     clean_per_source = Counter(source_of.values())
     rows, cols = targets(clean_per_source)
+    types_of = Counter(i for t in ALLOCATED_TYPES for i in set(applicable.get(t, ())))
     owed: dict[str, int] = {}
     for name in sorted(clean_per_source):
-        room = {
-            i: sum(1 for t in ALLOCATED_TYPES if i in set(applicable.get(t, ())))
-            for i in sorted(i for i, s in source_of.items() if s == name)
-        }
+        room = {i: types_of[i] for i in sorted(i for i, s in source_of.items() if s == name)}
         owed.update(_spread(rows[name], {i: r for i, r in room.items() if r}, seed, name))
     out = Allocation(type_targets=cols, source_targets=rows)
     for code in sorted(ALLOCATED_TYPES, key=lambda t: (-cols[t], ALLOCATED_TYPES.index(t))):
