@@ -280,3 +280,13 @@ def test_a_url_from_openai_base_url_is_said_too(tmp_path: Path, monkeypatch: pyt
         result = runner.invoke(app, COMMANDS["run"][0]("openai/m", tmp_path))
     assert f"openai/m: requests go to {url} (OPENAI_BASE_URL)" in result.output
     assert len(seen) == STOP_AFTER and result.exit_code == 3
+
+
+def test_an_always_429_endpoint_stops_too(tmp_path: Path) -> None:
+    """A spent quota (429 to every request) stops the run like any other repeated failure."""
+    seen: list[dict[str, Any]] = []
+    with _always(429, "You exceeded your current quota", seen) as url:
+        result = runner.invoke(app, COMMANDS["run"][0](f"openai:m@{url}", tmp_path))
+    assert result.exit_code == 3, result.output
+    assert "stopped after 5 identical failures in a row: HTTP 429: You exceeded your current quota" in result.output
+    assert len(seen) < 12 * 6, len(seen)  # not every record with every retry

@@ -259,7 +259,7 @@ class OpenAIChatModel:
                 watch.gave_up(why)
                 return None, attempt, why
             attempt += 1
-            sent_at = time.monotonic()
+            sent_at = watch.began() if watch is not None else 0.0
             try:
                 value = read(await self._post_checked(payload))
             except RetryRequest as retry:
@@ -294,8 +294,12 @@ class OpenAIChatModel:
                     async with lend():
                         await self._backoff(wait, watch)
                 continue
+            except BaseException:  # cancelled, or a bug of ours: neither an answer nor a failure
+                if watch is not None:
+                    watch.ended(sent_at)
+                raise
             if watch is not None:
-                watch.succeeded()
+                watch.succeeded(sent_at)
             return value, attempt, None
 
     @staticmethod

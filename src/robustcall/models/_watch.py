@@ -4,12 +4,17 @@ A command that talks to a model (``run``, ``faults run``, ``pipe run``, the ``rm
 :class:`FailureWatch` in its context (``failure_watch``); the model client reports to it every
 attempt that failed (a retried 5xx, a refused connection, a timeout, a 401 that is not retried) and
 every attempt that got an answer. After ``stop_after`` identical failures in a row, with no answer
-between them, the watch stops the command (a failure of an attempt sent before the last answer
-came does not count: under load many requests sent together time out together, while the endpoint
-answers others): requests waiting out a retry backoff give up at once,
+between them, the watch stops the command: requests waiting out a retry backoff give up at once,
 no request is sent any more, and the command ends with the failure's text. Retried attempts count,
 so an endpoint that answers only errors gets about ``stop_after`` requests plus the ones already in
 flight, whatever the retry settings and the number of records.
+
+Two rules keep a working endpoint under load from being stopped. A failure of a request sent
+before the last answer came does not count (requests sent together time out together while the
+endpoint answers others). And the stop waits until every request sent before the run of failures
+began has come back: at the start of a run, or after a burst, fast failures (an instant 429, a
+dropped connection) arrive before the slower answers of requests sent with them, which then end
+the run of failures.
 """
 
 from __future__ import annotations
@@ -49,20 +54,52 @@ class FailureWatch:
         self._last: str | None = None
         self._in_a_row = 0
         self._answered_at = float("-inf")  # time.monotonic() of the last answer
+        self._run_from = float("-inf")  # and of the first failure of the current run of them
+        self._in_flight: Counter[float] = Counter()  # sent_at of the attempts not yet back
         self._waiters: set[asyncio.Future[None]] = set()
 
-    def failed(self, reason: str, sent_at: float | None = None) -> None:
-        """One attempt failed with ``reason``; ``sent_at``: when it was sent (``time.monotonic()``)."""
-        self.failed_attempts += 1
-        if sent_at is not None and sent_at < self._answered_at:
-            return  # the endpoint answered since this one was sent: it says nothing new
-        self._in_a_row = self._in_a_row + 1 if reason == self._last else 1
-        self._last = reason
-        if self.stop_after and self._in_a_row >= self.stop_after and self.stopped is None:
-            self.stop(reason)
+    def began(self) -> float:
+        """An attempt is sent now; returns its ``sent_at`` for ``failed`` / ``succeeded`` / ``ended``."""
+        sent_at = time.monotonic()
+        self._in_flight[sent_at] += 1
+        return sent_at
 
-    def succeeded(self) -> None:
+    def ended(self, sent_at: float) -> None:
+        """An attempt ended with neither an answer nor a failure (cancelled)."""
+        self._back(sent_at)
+        self._check()
+
+    def _back(self, sent_at: float) -> None:
+        self._in_flight[sent_at] -= 1
+        if self._in_flight[sent_at] <= 0:
+            del self._in_flight[sent_at]
+
+    def failed(self, reason: str, sent_at: float | None = None) -> None:
+        """One attempt failed with ``reason``; ``sent_at``: what ``began`` returned for it (``None``:
+        a failure not of one attempt, such as a record's exception)."""
+        self.failed_attempts += 1
+        if sent_at is not None:
+            self._back(sent_at)
+            if sent_at < self._answered_at:
+                return  # the endpoint has answered since this one was sent: it says nothing new
+        if reason == self._last:
+            self._in_a_row += 1
+        else:
+            self._last, self._in_a_row, self._run_from = reason, 1, time.monotonic()
+        self._check()
+
+    def _check(self) -> None:
+        if not self.stop_after or self._in_a_row < self.stop_after or self.stopped is not None:
+            return
+        if any(t < self._run_from for t in self._in_flight):
+            return  # sent before this run of failures began and not back yet: it may be an answer
+        assert self._last is not None
+        self.stop(self._last)
+
+    def succeeded(self, sent_at: float | None = None) -> None:
         """One attempt got an answer (whatever the model said in it): its request is done."""
+        if sent_at is not None:
+            self._back(sent_at)
         self.answered += 1
         self._last, self._in_a_row = None, 0
         self._answered_at = time.monotonic()
@@ -109,13 +146,19 @@ class UnitWatch:
     def stopped(self) -> str | None:
         return self.run.stopped
 
+    def began(self) -> float:
+        return self.run.began()
+
+    def ended(self, sent_at: float) -> None:
+        self.run.ended(sent_at)
+
     def failed(self, reason: str, sent_at: float | None = None) -> None:
         self.saw_failure = True
         self.run.failed(reason, sent_at)
 
-    def succeeded(self) -> None:
+    def succeeded(self, sent_at: float | None = None) -> None:
         self.saw_answer = True
-        self.run.succeeded()
+        self.run.succeeded(sent_at)
 
     def gave_up(self, reason: str) -> None:
         self.run.gave_up(reason)
