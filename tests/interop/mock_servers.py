@@ -95,13 +95,15 @@ Reply = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 class ChatServer(_Threaded):
-    """``POST /v1/chat/completions`` answered by ``reply`` (default: text ``"[]"``); every request kept."""
+    """``POST /v1/chat/completions`` answered by ``reply`` (default: text ``"[]"``); every request kept.
+    Any other path (the Responses API, ...) answers 404 and is kept in ``other`` as ``METHOD /path``."""
 
     def __init__(self, reply: Reply | None = None, *, tls: tuple[Path, Path] | None = None) -> None:
         super().__init__()
         self.port = free_port()
         self.reply = reply
         self.seen: list[Seen] = []
+        self.other: list[str] = []
         self.tls = tls
         self._runner: web.AppRunner | None = None
         self.start()
@@ -116,9 +118,14 @@ class ChatServer(_Threaded):
         answer = await self.reply(body) if self.reply else completion("[]")
         return web.json_response(answer)
 
+    async def _other(self, request: web.Request) -> web.Response:
+        self.other.append(f"{request.method} {request.path}")
+        return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
+
     async def _start(self) -> None:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_route("*", "/{tail:.*}", self._other)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
         await self._runner.setup()
         context = None

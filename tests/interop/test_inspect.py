@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 import robustcall
 from robustcall.cli.main import app
+from robustcall.core import TRANSITION_MESSAGES
 
 inspect_log = pytest.importorskip("inspect_ai.log")
 runner = CliRunner()
@@ -29,8 +31,8 @@ async def _deterministic(body: dict[str, Any]) -> dict[str, Any]:
     return completion("[]" if len(user) % 2 == 0 else "[f()]")
 
 
-def _run_and_score(bench: Path, out: Path, types: str) -> dict[str, Any]:
-    server = ChatServer(_deterministic)
+def _run_and_score(bench: Path, out: Path, types: str, server: ChatServer | None = None) -> dict[str, Any]:
+    server = server or ChatServer(_deterministic)
     try:
         res = runner.invoke(
             app, ["run", "--bench", str(bench), "--out", str(out), "--model", "openai/m", "--base-url", server.base_url,
@@ -81,7 +83,8 @@ def test_export_inspect_log_reads_back(tiny_bench: Path, tmp_path: Path) -> None
     injected = next(
         s for s in log.samples if s.metadata["type"] == "transient_timeout" and s.metadata["transition_injected"]
     )
-    assert [m.role for m in injected.messages][-3:] == ["assistant", "tool", "assistant"]  # pass 1, the fault, pass 2
+    # pass 1, the injected error as the prompt-mode turn pass 2 saw, pass 2
+    assert [m.role for m in injected.messages][-3:] == ["assistant", "user", "assistant"]
 
 
 def test_inspect_eval_of_the_task_matches_run_and_score(tiny_bench: Path, tmp_path: Path) -> None:
@@ -107,3 +110,110 @@ def test_inspect_eval_of_the_task_matches_run_and_score(tiny_bench: Path, tmp_pa
         {k: c["accuracy"] for k, c in summary["by_type"].items()}
     )
     assert len(log.samples) == sum(c["n"] for c in summary["by_type"].values())
+
+
+def test_exported_eval_log_streams_and_shows_the_injected_error(tiny_bench: Path, tmp_path: Path) -> None:
+    """``read_eval_log_samples`` (Inspect's streaming reader, which needs the header's ``sample_ids``)
+    reads every record of an exported ``.eval``; a transition record's turn before pass 2 is the text
+    the model was sent, the type's Appendix G message in it."""
+    server = ChatServer(_always_call)
+    _run_and_score(tiny_bench, tmp_path / "run", "clean,transient_timeout", server)
+    records = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    res = runner.invoke(app, ["export", "inspect", str(tmp_path / "run"), "--out", str(tmp_path / "log.eval")])
+    assert res.exit_code == 0, res.output
+    samples = list(inspect_log.read_eval_log_samples(str(tmp_path / "log.eval")))
+    assert sorted(s.id for s in samples) == sorted(r["id"] for r in records)
+    injected = [s for s in samples if s.metadata["transition_injected"]]
+    assert injected, "every answer calls a tool, so every transition record had its error injected"
+    pass2_prompts = [seen.body["messages"] for seen in server.seen if len(seen.body["messages"]) > 2]
+    message = TRANSITION_MESSAGES["transient_timeout"]
+    for sample in injected:
+        shown = sample.messages[-2]
+        assert message in shown.text
+        pass1 = sample.messages[-3].text
+        assert any(m[-1]["content"] == shown.text and m[-2]["content"] == pass1 for m in pass2_prompts)
+
+
+async def _always_call(body: dict[str, Any]) -> dict[str, Any]:
+    return completion("[f()]")
+
+
+def _inspect_env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **extra}
+
+
+def test_task_without_a_benchmark_names_the_option(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "robustcall/robustbench", "--model", "mockllm/model",
+         "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+        cwd=tmp_path, env=_inspect_env(), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    shown = " ".join((proc.stderr + proc.stdout).split())  # Inspect wraps the line to the terminal
+    assert proc.returncode != 0 and "Traceback" not in shown
+    assert "no benchmark in ./bench or ./runs/bench/bench (the defaults); pass -T bench=DIR" in shown
+    assert not (tmp_path / "logs").exists()  # stopped before any sample
+
+
+def _docs_command() -> list[str]:
+    """docs/interop.md's ``inspect eval`` of the task, as printed (continuation lines joined)."""
+    text = (Path(__file__).parents[2] / "docs" / "interop.md").read_text().replace("\\\n", " ")
+    (line,) = [ln for ln in text.splitlines() if "inspect eval robustcall/robustbench" in ln]
+    return line.split("#")[0].split()
+
+
+def test_docs_inspect_eval_command_runs_as_printed(tiny_bench: Path, tmp_path: Path) -> None:
+    """The command docs/interop.md prints, with the default benchmark (``./bench``) and ``openai/<name>``
+    at a chat-completions server: Inspect's own CLI runs it; every request is a chat completion at
+    temperature 0 (Inspect alone sends an unknown ``openai/`` name to the Responses API and drops it)."""
+    words = _docs_command()
+    env_words = [w for w in words[: words.index("inspect")] if "=" in w]
+    assert env_words == ["OPENAI_API_KEY=none"]  # the one variable the printed command sets
+    args = words[words.index("eval") + 1 :]
+    args[args.index("--model-base-url") + 1] = "URL"
+    assert not any(a.startswith("bench=") for a in args)  # the default benchmark, ./bench
+    shutil.copytree(tiny_bench, tmp_path / "bench")
+    server = ChatServer(_deterministic)
+    args[args.index("URL")] = server.base_url
+    args = ["limit=1" if a.startswith("limit=") else a for a in args]  # keep the run small
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "inspect_ai", "eval", *args, "--log-dir", str(tmp_path / "logs"),
+             "--log-format", "json", "--display", "none"],
+            cwd=tmp_path, env=_inspect_env(OPENAI_API_KEY="none"), capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    finally:
+        server.stop()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (path,) = (tmp_path / "logs").glob("*.json")
+    log = inspect_log.read_eval_log(str(path))
+    assert log.status == "success", log.error
+    assert log.samples and not any(s.error for s in log.samples)
+    assert server.other == []  # no Responses API call
+    assert server.seen and [s.body.get("temperature") for s in server.seen] == [0] * len(server.seen)
+
+
+def test_openai_name_sends_temperature_zero_with_responses_api_off(
+    tiny_bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-M responses_api=false`` alone reaches chat completions, but Inspect still drops the
+    temperature for a name it does not know; the task sends 0 either way."""
+    import inspect_ai
+
+    from robustcall.inspect_task import robustbench
+
+    monkeypatch.setenv("OPENAI_API_KEY", "none")
+    server = ChatServer(_deterministic)
+    try:
+        (log,) = inspect_ai.eval(
+            robustbench(bench=str(tiny_bench), types="clean", limit=2),
+            model="openai/qwen3-8b",
+            model_base_url=server.base_url,
+            model_args={"responses_api": False},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    finally:
+        server.stop()
+    assert log.status == "success", log.error
+    assert server.other == []
+    assert len(server.seen) == 2 and [s.body.get("temperature") for s in server.seen] == [0, 0]

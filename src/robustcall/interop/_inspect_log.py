@@ -30,7 +30,8 @@ from robustcall.core import (
     record_key,
     type_info,
 )
-from robustcall.models import tool_parameters
+from robustcall.models import Mode, tool_parameters
+from robustcall.run import transition_turns
 from robustcall.score import score_records
 
 try:
@@ -113,25 +114,15 @@ def _explanation(v: Verdict) -> str:
     return f"{head}; {v.detail}" if v.detail else head
 
 
-def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str) -> EvalSample:
+def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str, mode: Mode) -> EvalSample:
     pred = rec.prediction
     conversation = chat_messages(rec.conversation, ids=rec.id)
-    n = len(conversation)
     info = type_info(verdict.type)
     messages = list(conversation)
-    if pred.transition_injected and pred.pass1_raw_output is not None:
-        first_calls = _calls(pred.pass1_tool_calls or [], "pass1")
-        messages.append(
-            ChatMessageAssistant(id=f"{rec.id}/{n}", content=pred.pass1_raw_output, tool_calls=first_calls or None)
-        )
-        messages.append(
-            ChatMessageTool(
-                id=f"{rec.id}/{n + 1}",
-                content=f"[{info.display}: the injected tool error]",
-                tool_call_id=first_calls[0].id if first_calls else None,
-                function=first_calls[0].function if first_calls else None,
-            )
-        )
+    if pred.transition_injected and pred.pass1_raw_output is not None and pred.pass1_tool_calls:
+        # pass 1's answer and the injected error as pass 2's prompt carried them (``mode``'s turns)
+        follow = transition_turns(rec, mode, pred.pass1_raw_output, pred.pass1_tool_calls[0])
+        messages = chat_messages([*rec.conversation, *follow], ids=rec.id)
     answer = ChatMessageAssistant(
         id=f"{rec.id}/{len(messages)}",
         content=pred.raw_output,
@@ -152,6 +143,7 @@ def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str) -> E
         "detail": verdict.detail,
         "error_kind": pred.error_kind,
         "transition_injected": pred.transition_injected,
+        "pass1_tool_calls": [c.model_dump(mode="json") for c in pred.pass1_tool_calls or []],
         "tools": [t.model_dump(mode="json") for t in rec.tools],
     }
     scores = None
@@ -228,7 +220,8 @@ def export_inspect(run_dir: Path, out: Path) -> EvalLog:
     digest = hashlib.sha256((run_dir / PREDICTIONS).read_bytes()).hexdigest()
     stamp = datetime.fromtimestamp((run_dir / PREDICTIONS).stat().st_mtime, tz=UTC).isoformat()
     model = str(meta.get("model_name") or meta.get("model") or (records[0].model if records else "unknown"))
-    samples = [_sample(r, v, model, stamp) for r, v in zip(records, verdicts, strict=True)]
+    mode: Mode = "fc" if meta.get("mode") == "fc" else "prompt"  # the mode pass 2's prompt was built in
+    samples = [_sample(r, v, model, stamp, mode) for r, v in zip(records, verdicts, strict=True)]
     by_type: dict[str, list[Verdict]] = {}
     for v in verdicts:
         by_type.setdefault(v.type, []).append(v)
@@ -244,7 +237,12 @@ def export_inspect(run_dir: Path, out: Path) -> EvalLog:
         created=stamp,
         task="robustcall/robustbench",
         task_args={k: meta.get(k) for k in ("bench", "types", "limit", "shard") if meta.get(k) is not None},
-        dataset=EvalDataset(name=Path(bench).name or None, location=bench or None, samples=len(samples)),
+        dataset=EvalDataset(
+            name=Path(bench).name or None,
+            location=bench or None,
+            samples=len(samples),
+            sample_ids=[s.id for s in samples],  # read_eval_log_samples streams a log by these
+        ),
         model=model,
         model_base_url=meta.get("base_url"),
         config=EvalConfig(),

@@ -3,7 +3,7 @@ single-turn, fault-injection and PIPE runs all go through; the single pass, the 
 harness and the multi-turn agent loop that do one unit of work."""
 
 from robustcall.core import record_key
-from robustcall.run._answer import answer, observation_turn, output_format
+from robustcall.run._answer import answer, observation_turn, output_format, transition_turns
 from robustcall.run._budget import GoldBudget, gold_tokens
 from robustcall.run._engine import load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
@@ -88,5 +88,6 @@ __all__ = [
     "run_pipe",
     "shard_items",
     "stopped_failure",
+    "transition_turns",
     "write_meta",
 ]

@@ -34,6 +34,19 @@ def observation_turn(fmt: OutputFormat, call: ToolCall, text: str) -> Message:
     return Message(role="user", content=body)
 
 
+def transition_turns(sample: Sample, mode: Mode, text: str, call: ToolCall) -> list[Message]:
+    """The turns pass 2 of a transition type adds to the prompt: pass 1's answer ``text`` and the
+    injected error (the type's Appendix G message) as the result of its first ``call``."""
+    fault = transition_injector(sample.perturbation.type).maybe_inject(0, call)
+    assert fault is not None  # δ = 1 at the first call
+    if mode == "fc":
+        return [
+            Message(role="assistant", content=text, tool_calls=[call]),
+            Message(role="tool", name=call.name, content=fault.observation),
+        ]
+    return [Message(role="assistant", content=text), observation_turn(output_format(sample), call, fault.observation)]
+
+
 def calls_of(response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt") -> list[ToolCall]:
     """Structured calls when the backend gave them, else calls parsed from the text; in ``fc`` mode
     (text a server refused and quoted) the tools' wire aliases are read back as their names."""
@@ -120,18 +133,7 @@ async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None
             transition_injected=False,
             latency_s=first.latency_s,
         )
-    fault = transition_injector(code).maybe_inject(0, calls[0])
-    assert fault is not None  # δ = 1 at the first call
-    if model.mode == "fc":
-        follow = [
-            Message(role="assistant", content=first.text, tool_calls=[calls[0]]),
-            Message(role="tool", name=calls[0].name, content=fault.observation),
-        ]
-    else:
-        follow = [
-            Message(role="assistant", content=first.text),
-            observation_turn(fmt, calls[0], fault.observation),
-        ]
+    follow = transition_turns(sample, model.mode, first.text, calls[0])
     second = await model.complete(
         ModelRequest(
             messages=[*messages, *follow], tools=sample.tools, sample=sample, pass_index=1, max_tokens=max_tokens
