@@ -227,3 +227,26 @@ def test_local_model_runs_an_episode_in_each(tmp_path: Path) -> None:
             run_pipe(env, level, "local", tmp_path / env, limit=1, max_steps=2, settings=settings, fmt="json")  # type: ignore[arg-type]
         )
         assert len(trajs) == 1 and trajs[0].steps and trajs[0].steps[0].raw_output
+
+
+def test_a_sciworld_expert_cut_short_reports_its_partial_score(tmp_path: Path) -> None:
+    """§3.1 footnote 1, Table 8 (SciWorld: Reward): the score is the simulator's 0-100 score / 100, so an
+    expert stopped half-way scores between 0 and 1 while its success is False; `pipe report` averages it."""
+    (t,) = _run("sciworld", "origin", "expert", tmp_path / "run", limit=1, max_steps=40)  # boil: 0.38 of 1 by then
+    assert t.termination == "step_limit" and t.success is False
+    assert 0.0 < t.score < 1.0
+    report = CliRunner().invoke(app, ["pipe", "report", str(tmp_path / "run")])
+    assert report.exit_code == 0, report.output
+    assert f"| scripted:expert | sciworld | {t.score:.3f} | — | — | — | 0.000 | — | — |" in report.output
+
+
+def test_babyai_scores_the_games_reward_and_succeeds_when_solved(tmp_path: Path) -> None:
+    """Table 8 (BabyAI: Reward), as AgentGym reports it: minigrid's 1 − 0.9 · moves / move limit."""
+    trajs = _run("babyai", "origin", "expert", tmp_path, limit=3, max_steps=120)
+    env = make_env("babyai")
+    for t in trajs:
+        env.reset(t.task_id)
+        limit = env._game.max_steps  # type: ignore[attr-defined]
+        moves = sum(1 for s in t.steps if s.action is not None)  # the expert makes one game move per call
+        assert t.success is True
+        assert t.score == pytest.approx(1 - 0.9 * moves / limit) and t.score < 1.0

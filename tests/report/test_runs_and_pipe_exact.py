@@ -13,7 +13,7 @@ import pytest
 from robustcall.core import InputError, Trajectory, Verdict
 from robustcall.metrics import GhostCounts
 from robustcall.report import load_run, load_runs, load_sizes, write_report
-from robustcall.report._pipe import curve_rows, pipe_tables
+from robustcall.report._pipe import CurvePoint, curve_rows, pipe_tables
 from robustcall.report._write import find_run, resolve_baseline, resolve_sizes
 
 
@@ -113,7 +113,13 @@ MAP = [["go", "move"], ["take", "grab"]]
 
 
 def episode(
-    model: str, level: str, calls: list[str], success: bool | None, order: int | None = None, task: str = "a"
+    model: str,
+    level: str,
+    calls: list[str],
+    success: bool | None,
+    order: int | None = None,
+    task: str = "a",
+    score: float | None = None,
 ) -> Trajectory:
     config: dict[str, Any] = {"env": "toy", "level": level, "interface_map": MAP}
     if order is not None:
@@ -128,6 +134,7 @@ def episode(
             "config": config,
             "steps": steps,
             "success": success,
+            "score": (1.0 if success else 0.0) if score is None else score,
             "termination": "infra" if success is None else "done",
         }
     )
@@ -148,23 +155,47 @@ PIPE = [
 def test_pipe_tables() -> None:
     success, legacy, reliance = pipe_tables(PIPE)
     # s0 = 1/2, s1 = 2/2, s2 = 0/1, Δ = (1 + 0) / 2 − 0.5 = 0
-    assert success.rows == [["m", "toy", "0.500", "1.000", "0.000", "0.000"]]
+    assert success.rows == [["m", "toy", "0.500", "1.000", "0.000", "0.000", "0.500", "1.000", "0.000"]]
     assert legacy.rows == [["m", "toy", "synonym", "2", "0.50", "1"], ["m", "toy", "symbol", "1", "1.00", "1"]]
     # eq. 3: IR = exp((log((2 + α)/(1 + α)) + log(α/(1 + α))) / 2); naive over both episodes at α = 1: (1.5 + 0.5) / 2
     expected = [math.sqrt((2 + a) / (1 + a) * a / (1 + a)) for a in (0.5, 1.0, 2.0)]
     assert [f"{x:.2f}" for x in expected] == ["0.75", "0.87", "0.94"]
-    assert reliance.rows == [["m", "toy", "1", "1", "0.75", "0.87", "0.94", "1.00"]]
+    # naive (eq. 4) at α = 0.5, 1, 2 over both episodes: (2.5/1.5 + 0.5/1.5) / 2, (1.5 + 0.5) / 2, (4/3 + 2/3) / 2
+    assert reliance.rows == [["m", "toy", "1", "1", "0.75", "0.87", "0.94", "1.00", "1.00", "1.00"]]
     # §6's averaged counts: task a averages to (1, 1), a ratio of 1 at every α
-    assert pipe_tables(PIPE, "counts")[2].rows == [["m", "toy", "1", "1", "1.00", "1.00", "1.00", "1.00"]]
-    # one order only: eq. 1 over its episodes
+    assert pipe_tables(PIPE, "counts")[2].rows == [["m", "toy", "1", "1", *["1.00"] * 6]]
+    # one order only: eq. 1 over its episodes; Table 11's naive IR at every α: (2 + α) / (1 + α) for one episode
     one = pipe_tables([PIPE[6]])[2]
-    assert one.rows == [["m", "toy", "1", "0", "1.67", "1.50", "1.33", "1.50"]]
+    assert one.rows == [["m", "toy", "1", "0", "1.67", "1.50", "1.33", "1.67", "1.50", "1.33"]]
+    assert one.header[-3:] == ["naive IR α=0.5", "naive IR α=1", "naive IR α=2"]
+
+
+def test_pipe_score_is_the_mean_reward_with_success_rate_beside_it() -> None:
+    """§3.1, footnote 1: where the environment has a reward (SciWorld's 0-100 score, BabyAI's reward) the
+    score is mean r(τ): an unsolved SciWorld episode at 42/100 counts 0.42, a solved BabyAI one its reward."""
+    eps = [
+        episode("m", "origin", ["go"], False, task="a", score=0.42),
+        episode("m", "origin", ["go"], True, task="b", score=0.91),
+        episode("m", "synonym", ["move"], False, task="a", score=0.0),
+        episode("m", "symbol", ["z1"], True, task="a", score=1.0),
+    ]
+    (success, *_) = pipe_tables(eps)
+    # s0 = (0.42 + 0.91) / 2 = 0.665, s1 = 0, s2 = 1, Δ = 0.5 − 0.665; success rates 1/2, 0, 1
+    assert success.rows == [["m", "toy", "0.665", "0.000", "1.000", "-0.165", "0.500", "0.000", "1.000"]]
 
 
 def test_curve_rows() -> None:
     rows = curve_rows([("ckpt-1", PIPE), ("ckpt-0", PIPE[:3])])
-    assert rows[0][:4] == ("ckpt-1", 0.5, 1.0, 0.0) and rows[0][4] == pytest.approx(math.sqrt(0.75))
-    assert rows[1] == ("ckpt-0", 0.5, None, None, None)
+    assert rows[0].name == "ckpt-1" and rows[0].score == {"origin": 0.5, "synonym": 1.0, "symbol": 0.0}
+    assert rows[0].success == rows[0].score
+    # Figure 5: IR at α = 0.5, 1, 2 (eq. 3 over the two orders)
+    expected = {a: math.sqrt((2 + a) / (1 + a) * a / (1 + a)) for a in (0.5, 1.0, 2.0)}
+    assert rows[0].ir == pytest.approx(expected)
+    assert rows[1].score == {"origin": 0.5, "synonym": None, "symbol": None}
+    assert rows[1].ir == {0.5: None, 1.0: None, 2.0: None}
+    header = "checkpoint,score_origin,score_synonym,score_symbol,success_origin,success_synonym,success_symbol,"
+    assert CurvePoint.CSV_HEADER == header + "ir_alpha0.5,ir_alpha1,ir_alpha2"
+    assert rows[1].csv_row() == "ckpt-0,0.5,,,0.5,,,,,"
 
 
 def test_sizes_file_and_what_it_leaves_out(tmp_path: Path) -> None:

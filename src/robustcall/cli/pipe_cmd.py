@@ -154,9 +154,9 @@ def curve_cmd(
     max_infra_errors: MaxInfraOpt = 0,
     stop_after: StopAfterOpt = None,
 ) -> None:
-    """Origin, Perturb 1, Perturb 2 and IR across training checkpoints (Figure 4 of the paper)."""
+    """Score under Origin, Perturb 1, Perturb 2 and IR at α = 0.5, 1, 2 across training checkpoints (Figures 4-5)."""
     from robustcall.interface import Mode
-    from robustcall.report import curve_png, curve_rows
+    from robustcall.report import CurvePoint, curve_png, curve_rows
     from robustcall.run import read_trajectories, run_pipe
 
     points: list[tuple[str, list[Trajectory]]] = []
@@ -187,9 +187,7 @@ def curve_cmd(
         trajs = [t for lv in ("origin", "synonym", "symbol", "dual") for t in read_trajectories(out / name / lv)]
         points.append((name, trajs))
     rows = curve_rows(points)
-    (out / "curve.csv").write_text(
-        "checkpoint,origin,perturb1,perturb2,ir_alpha1\n" + "".join(",".join(str(v) for v in r) + "\n" for r in rows)
-    )
+    (out / "curve.csv").write_text(CurvePoint.CSV_HEADER + "\n" + "".join(r.csv_row() + "\n" for r in rows))
     (out / "curve.png").write_bytes(curve_png(rows, env))
     typer.echo(f"wrote {out / 'curve.png'} and {out / 'curve.csv'}")
     _check_infra([t for _, ts in points for t in ts], max_infra_errors, "run the same command again to play them again")

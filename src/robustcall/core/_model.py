@@ -249,6 +249,7 @@ class Trajectory(_Record):
     success: bool | None = None
     """Task solved by the environment's own check; ``None`` on an infrastructure error."""
     score: float = 0.0
-    """The environment's score in [0, 1] (partial credit where the environment defines it)."""
+    """The outcome r(τ) in [0, 1] as the environment's benchmark reports it: 1.0 / 0.0 where its metric is
+    success, the reward where it is a reward (SciWorld's score / 100, BabyAI's reward)."""
     termination: Literal["done", "step_limit", "no_action", "infra"] = "done"
     infra_error: str | None = None

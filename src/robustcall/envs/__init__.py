@@ -4,7 +4,7 @@ from robustcall.envs._agentgym import AGENTGYM_FAMILIES, ActionCodec, AgentGymEn
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
-from robustcall.envs._protocol import Env, EnvReset, EnvStep, UserTurns
+from robustcall.envs._protocol import Env, EnvReset, EnvStep, Rewarded, UserTurns, is_solved
 from robustcall.envs._registry import ENV_NAMES, ENVS, EnvKind, env_names, load_env, make_env, register_env
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
@@ -23,10 +23,12 @@ __all__ = [
     "EnvReset",
     "EnvStep",
     "MazeEnv",
+    "Rewarded",
     "TextCraftEnv",
     "UserTurns",
     "WordleEnv",
     "env_names",
+    "is_solved",
     "load_env",
     "make_env",
     "register_env",

@@ -15,7 +15,8 @@ forward and 1 step left"), what is directly in front, and what the agent carries
 
 Tasks: ``babyai-<level>-<k>`` is the level (``BabyAI-<level>-v0``) reset with seed k. The levels
 (``LEVELS``) are those the eight actions can solve (no ``drop``: Table 22 has none, so PutNext and the
-levels whose solution drops a key are left out). Score 1 when the game reports success.
+levels whose solution drops a key are left out). Score: the game's reward as AgentGym reports it
+(``1 − 0.9 · moves / move limit`` on success, else 0); success: the game says the mission is done.
 
 Expert: minigrid's ``BabyAIBot`` (a planner over the true state), one game move per action; its
 ``pickup`` becomes ``pick_up`` of the object in front. A bot is kept while the agent follows it and
@@ -96,6 +97,7 @@ class BabyAIEnv:
         self._suggested: int | None = None
         self._taken: list[int] = []
         self._solved = False
+        self._reward = 0.0
         self._done = False
 
     def task_ids(self) -> list[str]:
@@ -127,7 +129,7 @@ class BabyAIEnv:
             self._envs[level] = gym.make(f"BabyAI-{level}-v0")
         self._env = self._envs[level]
         self._env.reset(seed=k)
-        self._bot, self._suggested, self._solved, self._done = None, None, False, False
+        self._bot, self._suggested, self._solved, self._done, self._reward = None, None, False, False, 0.0
         return EnvReset(INSTRUCTION.format(mission=self._game.mission), self._describe(), self.tools())
 
     def _move(self, action: int) -> bool:
@@ -135,7 +137,7 @@ class BabyAIEnv:
         self._taken.append(int(action))
         _, reward, terminated, truncated, _ = self._env.step(action)
         if terminated and reward > 0:
-            self._solved = True
+            self._solved, self._reward = True, float(reward)
         self._done = bool(terminated or truncated)
         return not self._done
 
@@ -281,7 +283,12 @@ class BabyAIEnv:
         return None
 
     def score(self) -> float:
-        return 1.0 if self._solved else 0.0
+        """The game's reward, as AgentGym reports it: 1 − 0.9 · (moves / the level's move limit) when
+        the mission is accomplished, else 0 (every game move of a compound action counts)."""
+        return self._reward
+
+    def solved(self) -> bool:
+        return self._solved
 
     # the expert ------------------------------------------------------------------------------
     def _sync_bot(self, taken: list[int]) -> None:

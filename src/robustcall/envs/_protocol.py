@@ -52,12 +52,31 @@ class Env(Protocol):
         ...
 
     def score(self) -> float:
-        """The task's score in [0, 1] for the current state (1.0: solved)."""
+        """The outcome r(τ) of the episode so far, in [0, 1], as the environment's benchmark reports it
+        (paper 002, §3.1 and footnote 1): 1.0 / 0.0 where the metric is success, the reward where it is
+        a reward (SciWorld: the simulator's score / 100; BabyAI: the game's reward). Whether the task
+        was solved is :func:`is_solved`."""
         ...
 
     def expert_action(self) -> ToolCall | None:
         """The next action of the environment's expert (oracle) policy, or ``None`` when done."""
         ...
+
+
+@runtime_checkable
+class Rewarded(Protocol):
+    """An environment whose ``score`` is a reward (it can be below 1 on a solved task, or above 0 on an
+    unsolved one): it says separately whether the task was solved. Wrappers forward it."""
+
+    def solved(self) -> bool:
+        """The task is solved in the current state (the environment's own success check)."""
+        ...
+
+
+def is_solved(env: Env) -> bool:
+    """Success of the current state: ``env.solved()`` where the environment is :class:`Rewarded`, else
+    ``score() >= 1`` (environments scored by success)."""
+    return env.solved() if isinstance(env, Rewarded) else env.score() >= 1.0
 
 
 @runtime_checkable

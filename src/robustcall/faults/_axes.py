@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from robustcall.core import AXES, AXIS_FAULT_TYPES, Axis, ToolCall, ToolSpec, canonical_json, is_read
-from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns, is_solved
 from robustcall.faults._injector import InjectedFault
 
 PREREQUISITE_TOOL = ToolSpec(
@@ -187,6 +187,9 @@ class AxisEnv:
 
     def score(self) -> float:
         return self.env.score()
+
+    def solved(self) -> bool:
+        return is_solved(self.env)
 
     def expert_action(self) -> ToolCall | None:
         action = self.env.expert_action()

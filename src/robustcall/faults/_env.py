@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from robustcall.core import ToolCall, ToolSpec, stable_hash
-from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns, is_solved
 from robustcall.faults._injector import InjectedFault
 from robustcall.faults._profile import FaultProfile
 from robustcall.faults._session import Blocked, FaultSession
@@ -88,6 +88,9 @@ class FaultyEnv:
 
     def score(self) -> float:
         return self.env.score()
+
+    def solved(self) -> bool:
+        return is_solved(self.env)
 
     def expert_action(self) -> ToolCall | None:
         """The expert's next action, written for the interface as it is now; ``None`` when it is done,

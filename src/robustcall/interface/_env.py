@@ -26,7 +26,7 @@ import re
 from typing import Literal
 
 from robustcall.core import InputError, ToolCall, ToolSpec
-from robustcall.envs import Env, EnvReset, EnvStep, UserTurns
+from robustcall.envs import Env, EnvReset, EnvStep, UserTurns, is_solved
 from robustcall.interface._maps import InterfaceMap, Level
 
 Mode = Literal["origin", "synonym", "symbol", "dual"]
@@ -160,6 +160,9 @@ class InterfaceEnv(NameView):
 
     def score(self) -> float:
         return self.env.score()
+
+    def solved(self) -> bool:
+        return is_solved(self.env)
 
     def expert_action(self) -> ToolCall | None:
         """The expert's next action in the displayed names (the dual mode's expert uses synonyms)."""

@@ -2,7 +2,7 @@
 
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
-from robustcall.report._pipe import curve_png, curve_rows, pipe_tables
+from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
 from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, bon_rotbench_table, rewardbench_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
@@ -10,6 +10,7 @@ from robustcall.report._tables import all_tables, error_mode_table, per_type_tab
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
+    "CurvePoint",
     "ReportFiles",
     "RunResult",
     "Table",

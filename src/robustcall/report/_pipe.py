@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from statistics import fmean
 
 from robustcall.core import Trajectory
@@ -33,8 +34,16 @@ def _by(trajs: list[Trajectory]) -> dict[tuple[str, str, str], list[Trajectory]]
 
 
 def _rate(trajs: list[Trajectory]) -> float | None:
+    """Success rate of the episodes with a verdict."""
     scored = [t for t in trajs if t.success is not None]
     return fmean(1.0 if t.success else 0.0 for t in scored) if scored else None
+
+
+def _score(trajs: list[Trajectory]) -> float | None:
+    """The environment's score: mean r(τ) over the episodes with a verdict (§3.1, footnote 1: the reward
+    where the environment has one, e.g. SciWorld's score / 100; the success rate elsewhere)."""
+    scored = [t for t in trajs if t.success is not None]
+    return fmean(t.score for t in scored) if scored else None
 
 
 def _f(x: float | None, digits: int = 3) -> str:
@@ -59,9 +68,11 @@ def pipe_tables(trajs: list[Trajectory], combine: Combine = "eq3") -> list[Table
     pairs = sorted({(m, e) for m, e, _ in groups})
     success, legacy, reliance = [], [], []
     for model, env in pairs:
-        s = {lv: _rate(groups.get((model, env, lv), [])) for lv in ("origin", "synonym", "symbol")}
+        levels = ("origin", "synonym", "symbol")
+        s = {lv: _score(groups.get((model, env, lv), [])) for lv in levels}
+        rate = [_f(_rate(groups.get((model, env, lv), []))) for lv in levels]
         delta = pipe_delta(s["origin"], s["synonym"], s["symbol"]) if None not in s.values() else None  # type: ignore[arg-type]
-        success.append([model, env, _f(s["origin"]), _f(s["synonym"]), _f(s["symbol"]), _f(delta)])
+        success.append([model, env, _f(s["origin"]), _f(s["synonym"]), _f(s["symbol"]), _f(delta), *rate])
         for lv in ("synonym", "symbol"):
             eps = groups.get((model, env, lv), [])
             if eps:
@@ -76,14 +87,18 @@ def pipe_tables(trajs: list[Trajectory], combine: Combine = "eq3") -> list[Table
                 one = interface_reliance(both, None, a) if not (o1 and o2) else None
                 ir = one if one is not None else combined_interface_reliance(o1, o2, a, combine)
                 row.append(f"{ir:.2f}")
-            row.append(f"{naive_interface_reliance(both, 1.0):.2f}")
+            row += [f"{naive_interface_reliance(both, a):.2f}" for a in ALPHAS]
             reliance.append(row)
     return [
         Table(
             "pipe_success",
-            "Task success under the original and perturbed interfaces (Δ = (s1 + s2)/2 − s0)",
-            ["Model", "Env", "Origin s0", "Perturb 1 s1", "Perturb 2 s2", "Δ"],
+            "Score (mean r(τ)) under the original and perturbed interfaces (Δ = (s1 + s2)/2 − s0); success rate beside",
+            ["Model", "Env", "Origin s0", "Perturb 1 s1", "Perturb 2 s2", "Δ", "SR Origin", "SR P1", "SR P2"],
             success,
+            [
+                "s = mean r(τ) over the episodes (§3.1, footnote 1): the reward where the environment has one "
+                "(SciWorld: score / 100; BabyAI: the game's reward), else success (1/0). SR: success rate."
+            ],
         ),
         Table(
             "pipe_legacy",
@@ -99,28 +114,68 @@ def pipe_tables(trajs: list[Trajectory], combine: Combine = "eq3") -> list[Table
             "pipe_ir",
             f"Interface Reliance, counterbalanced dual interface ({COMBINE_TITLES[combine]}; "
             "> 1 prefers original names)",
-            ["Model", "Env", "Order-1 eps", "Order-2 eps", *(f"IR α={a:g}" for a in ALPHAS), "naive IR α=1"],
+            [
+                "Model",
+                "Env",
+                "Order-1 eps",
+                "Order-2 eps",
+                *(f"IR α={a:g}" for a in ALPHAS),
+                *(f"naive IR α={a:g}" for a in ALPHAS),
+            ],
             reliance,
-            [f"Orders combined by {COMBINE_LABELS[combine]}. With one order only: eq. 1 over its episodes."],
+            [
+                f"Orders combined by {COMBINE_LABELS[combine]}. With one order only: eq. 1 over its episodes.",
+                "Naive IR (eq. 4, Table 11): the arithmetic mean of the per-episode ratios over both orders' episodes.",
+            ],
         ),
     ]
 
 
-def curve_rows(
-    points: list[tuple[str, list[Trajectory]]],
-) -> list[tuple[str, float | None, float | None, float | None, float | None]]:
-    """Per checkpoint: Origin, Perturb 1, Perturb 2 success and IR (α = 1, both dual orders)."""
+CURVE_LEVELS = ("origin", "synonym", "symbol")
+_CURVE_LABELS = {"origin": "Origin", "synonym": "Perturb 1", "symbol": "Perturb 2"}
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One checkpoint of a training curve (Figures 4-5): score (mean r(τ)) and success rate per interface
+    level, and IR (eq. 3, both dual orders) at each α of :data:`ALPHAS` (``None``: not run)."""
+
+    name: str
+    score: dict[str, float | None]
+    success: dict[str, float | None]
+    ir: dict[float, float | None]
+
+    CSV_HEADER = (
+        "checkpoint,"
+        + ",".join(f"score_{lv}" for lv in CURVE_LEVELS)
+        + ","
+        + ",".join(f"success_{lv}" for lv in CURVE_LEVELS)
+        + ","
+        + ",".join(f"ir_alpha{a:g}" for a in ALPHAS)
+    )
+
+    def csv_row(self) -> str:
+        values = [self.score[lv] for lv in CURVE_LEVELS] + [self.success[lv] for lv in CURVE_LEVELS]
+        values += [self.ir[a] for a in ALPHAS]
+        return ",".join([self.name, *("" if v is None else repr(v) for v in values)])
+
+
+def curve_rows(points: list[tuple[str, list[Trajectory]]]) -> list[CurvePoint]:
+    """Per checkpoint: score and success under Origin, Perturb 1, Perturb 2, and IR at α = 0.5, 1, 2."""
     rows = []
     for name, trajs in points:
-        by_level = {lv: [t for t in trajs if t.config["level"] == lv] for lv in ("origin", "synonym", "symbol", "dual")}
+        by_level = {lv: [t for t in trajs if t.config["level"] == lv] for lv in (*CURVE_LEVELS, "dual")}
         o1, o2 = _order_counts(by_level["dual"], 1), _order_counts(by_level["dual"], 2)
-        ir = combined_interface_reliance(o1, o2, 1.0, "eq3") if o1 and o2 else None
-        rows.append((name, _rate(by_level["origin"]), _rate(by_level["synonym"]), _rate(by_level["symbol"]), ir))
+        ir = {a: combined_interface_reliance(o1, o2, a, "eq3") if o1 and o2 else None for a in ALPHAS}
+        score = {lv: _score(by_level[lv]) for lv in CURVE_LEVELS}
+        success = {lv: _rate(by_level[lv]) for lv in CURVE_LEVELS}
+        rows.append(CurvePoint(name, score, success, ir))
     return rows
 
 
-def curve_png(rows: list[tuple[str, float | None, float | None, float | None, float | None]], env: str) -> bytes:
-    """Success under the three interfaces (left axis) and IR (right axis) across checkpoints."""
+def curve_png(rows: list[CurvePoint], env: str) -> bytes:
+    """Figure 5's two panels: score under the three interfaces (left) and IR at α = 0.5, 1, 2 (right),
+    across checkpoints."""
     import io
 
     import matplotlib
@@ -129,21 +184,23 @@ def curve_png(rows: list[tuple[str, float | None, float | None, float | None, fl
     import matplotlib.pyplot as plt
 
     xs = list(range(len(rows)))
-    fig, ax = plt.subplots(figsize=(6.5, 4.0))
     nan = float("nan")
-    series = {"Origin": [r[1] for r in rows], "Perturb 1": [r[2] for r in rows], "Perturb 2": [r[3] for r in rows]}
-    for label, ys in series.items():
-        ax.plot(xs, [y if y is not None else nan for y in ys], "o-", label=label)
-    ax.set_ylabel("task success")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xticks(xs, [r[0] for r in rows])
-    ax.set_xlabel("checkpoint")
-    twin = ax.twinx()
-    twin.plot(xs, [r[4] if r[4] is not None else nan for r in rows], "s--", color="black", label="IR (α=1)")
-    twin.set_ylabel("Interface Reliance (α = 1)")
-    (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), twin.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="best")
-    ax.set_title(f"{env}: success and interface reliance across checkpoints", fontsize=10)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.0))
+    for lv in CURVE_LEVELS:
+        ys = [r.score[lv] for r in rows]
+        left.plot(xs, [y if y is not None else nan for y in ys], "o-", label=_CURVE_LABELS[lv])
+    left.set_ylabel("score (mean r(τ))")
+    left.set_ylim(-0.02, 1.02)
+    for a in ALPHAS:
+        ys = [r.ir[a] for r in rows]
+        right.plot(xs, [y if y is not None else nan for y in ys], "s--", label=f"α = {a:g}")
+    right.set_ylabel("Interface Reliance")
+    for ax in (left, right):
+        ax.set_xticks(xs, [r.name for r in rows])
+        ax.set_xlabel("checkpoint")
+        ax.legend(fontsize=8, loc="best")
+    left.set_title(f"{env}: score per interface", fontsize=10)
+    right.set_title(f"{env}: interface reliance", fontsize=10)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=130, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)

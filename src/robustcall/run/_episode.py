@@ -22,7 +22,7 @@ of it from the error observation, as it would from a real API. The CoT baseline 
 from __future__ import annotations
 
 from robustcall.core import EvalConfig, InputError, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
-from robustcall.envs import Env, UserTurns
+from robustcall.envs import Env, UserTurns, is_solved
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
 from robustcall.models import BindsToEnv, ChatModel, ModelRequest, unwire_calls
 
@@ -137,6 +137,7 @@ async def run_episode(
             termination = "done"
             break
     score = env.score() if termination != "infra" else 0.0
+    solved = termination != "infra" and is_solved(env)
     return Trajectory(
         id=f"{env.name}/{task_id}",
         env=env.name,
@@ -146,7 +147,7 @@ async def run_episode(
         config={"mode": model.mode, "format": fmt, "tools": [t.name for t in start.tools]},
         messages=messages,
         steps=steps,
-        success=None if termination == "infra" else score >= 1.0,
+        success=None if termination == "infra" else solved,
         score=score,
         termination=termination,
         infra_error=infra,
