@@ -160,7 +160,7 @@ def test_pipe_cli_run_and_report(tmp_path: Path) -> None:
         ],
     )
     assert r.exit_code == 0, r.output
-    assert "| scripted:expert | maze | 1.000 | 1.000 | — | — |" in r.output
+    assert "| scripted:expert | maze | 1.000 | 1.000 | — | — | 1.000 | 1.000 | — |" in r.output
     assert "| scripted:memorise | maze | symbol | 2 | 30.00 | 2 |" in r.output
     assert (tmp_path / "tables" / "pipe_ir.tex").is_file()
 
@@ -173,8 +173,13 @@ def test_pipe_curve_over_checkpoints(tmp_path: Path) -> None:
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     lines = (tmp_path / "curve.csv").read_text().splitlines()
-    assert lines[1].startswith("early,1.0,0.0,0.0,") and float(lines[1].split(",")[4]) > 5
-    assert lines[2] == "late,1.0,1.0,1.0,1.0"
+    assert lines[0].endswith(",ir_alpha0.5,ir_alpha1,ir_alpha2")
+    early = lines[1].split(",")
+    assert early[:7] == ["early", "1.0", "0.0", "0.0", "1.0", "0.0", "0.0"]
+    ir = [float(x) for x in early[7:]]  # Figure 5: IR at α = 0.5, 1, 2; a smaller α gives a larger IR
+    assert ir[0] > ir[1] > ir[2] > 5
+    late = lines[2].split(",")
+    assert late[0] == "late" and [float(x) for x in late[1:]] == pytest.approx([1.0] * 9)
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -192,3 +197,42 @@ def test_local_model_runs_a_few_episodes_per_level(tmp_path: Path) -> None:
         )
         assert len(trajs) == 1 and trajs[0].termination in ("done", "step_limit", "no_action")
         assert trajs[0].steps and trajs[0].steps[0].raw_output  # the model answered through the server
+
+
+TABLE_18 = (
+    "You are given few useful crafting recipes to craft items in Minecraft. Crafting commands are of the format "
+    '"craft [target object] using [input ingredients]".\n'
+    "Every round I will give you an observation, you have to respond an action based on the state and instruction. "
+    "You can get an object (ingredients) from the inventory or the environment, look-up the game inventory by "
+    "inventory, or craft (target) using any of the crafting commands.\n"
+    "Reminder: (1) Always specify the quantity when using get and craft. (2) For get, do not specify whether the "
+    "item comes from inventory or environment. (3) Use ONLY provided crafting commands; if a command uses a "
+    "generic ingredient like planks, you may use a specific type (e.g., dark oak planks)."
+)
+TABLE_19 = (
+    "You are given few useful crafting recipes to make items in Minecraft. Crafting commands are of the format "
+    '"make [target object] using [input ingredients]".\n'
+    "Every round I will give you an observation, you have to respond an action based on the state and instruction. "
+    "You can take an object (ingredients) from the bag or the environment, look-up the game bag by bag, or make "
+    "(target) using any of the crafting commands.\n"
+    "Reminder: (1) Always specify the quantity when using take and make. (2) For take, do not specify whether the "
+    "item comes from bag or environment. (3) Use ONLY provided crafting commands; if a command uses a generic "
+    "ingredient like planks, you may use a specific type (e.g., dark oak planks)."
+)
+TABLE_20 = (
+    "You are given few useful crafting recipes to z3 items in Minecraft. Crafting commands are of the format "
+    '"z3 [target object] using [input ingredients]".\n'
+    "Every round I will give you an observation, you have to respond an action based on the state and instruction. "
+    "You can z1 an object (ingredients) from the z2 or the environment, look-up the game z2 by z2, or z3 (target) "
+    "using any of the crafting commands.\n"
+    "Reminder: (1) Always specify the quantity when using z1 and z3. (2) For z1, do not specify whether the item "
+    "comes from z2 or environment. (3) Use ONLY provided crafting commands; if a command uses a generic ingredient "
+    "like planks, you may use a specific type (e.g., dark oak planks)."
+)
+
+
+@pytest.mark.parametrize(("level", "expected"), [("origin", TABLE_18), ("synonym", TABLE_19), ("symbol", TABLE_20)])
+def test_textcraft_prompts_are_tables_18_to_20(level: str, expected: str) -> None:
+    """Tables 18-20 word for word (but the output-schema paragraph, which the run's --format gives)."""
+    env = InterfaceEnv(make_env("textcraft"), MAPS["textcraft"], level)  # type: ignore[arg-type]
+    assert env.reset(env.task_ids()[0]).instruction == expected

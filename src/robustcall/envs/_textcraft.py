@@ -34,12 +34,18 @@ from robustcall.envs._protocol import EnvReset, EnvStep
 
 INSTRUCTION = (
     "You are given few useful crafting recipes to craft items in Minecraft. Crafting commands are of the format "
-    '"craft [target object] using [input ingredients]". You can get an object (ingredients) from the environment, '
-    "look up your inventory with inventory, or craft (target) using any of the crafting commands.\n"
-    "Reminder: (1) Always specify the quantity when using get and craft. (2) Use ONLY the provided crafting "
-    "commands; if a command uses a generic ingredient like planks, use a specific type (e.g. oak planks)."
+    '"craft [target object] using [input ingredients]".\n'
+    "Every round I will give you an observation, you have to respond an action based on the state and instruction. "
+    "You can get an object (ingredients) from the inventory or the environment, look-up the game inventory by "
+    "inventory, or craft (target) using any of the crafting commands.\n"
+    "Reminder: (1) Always specify the quantity when using get and craft. (2) For get, do not specify whether the "
+    "item comes from inventory or environment. (3) Use ONLY provided crafting commands; if a command uses a "
+    "generic ingredient like planks, you may use a specific type (e.g., dark oak planks)."
 )
-"""Table 18's TextCraft prompt, with the Thought/Action output schema left to the output format."""
+"""Table 18's TextCraft prompt, verbatim but for two things: its third paragraph, the output schema ("Your output
+must strictly follow this format: Thought : your thoughts; Action : your next action."), is the run's
+``--format`` system prompt instead, and the code spans are plain words. PIPE's display-side rewrite turns it
+into Tables 19 (Perturb 1) and 20 (Perturb 2) word for word (``tests/interface/test_pipe.py``)."""
 
 
 def recipes_dir() -> Path:
