@@ -75,7 +75,7 @@ def test_dual_interface_reliance_is_high_for_the_memoriser_and_one_for_the_reade
     mem = {o: counts("memorise", o) for o in (1, 2)}
     assert all(n_ori > 0 and n_syn == 0 for n_ori, n_syn in mem[1] + mem[2])
     expected = math.exp(sum(math.log(n + 1) for n, _ in mem[1]) / 2)
-    assert interface_reliance(mem[1], mem[2], 1.0) == pytest.approx(expected) and expected > 2
+    assert interface_reliance(mem[1], mem[2], 1.0) == pytest.approx(expected) and expected >= 2
     reader = {o: counts("expert", o) for o in (1, 2)}
     assert all(n_ori == 0 for n_ori, _ in reader[1]) and all(n_syn == 0 for _, n_syn in reader[2])
     assert interface_reliance(reader[1], reader[2], 1.0) == pytest.approx(1.0)
@@ -136,14 +136,15 @@ def test_display_rewrites_the_spelled_out_action_names() -> None:
 
 def test_babyai_compound_actions_and_observations_are_deterministic() -> None:
     a, b = make_env("babyai"), make_env("babyai")
-    assert a.task_ids() == b.task_ids() and len(a.task_ids()) == 60
+    assert a.task_ids() == b.task_ids() and len(a.task_ids()) == 90  # Table 8's BabyAI test set size
+    assert a.task_ids()[:2] == ["babyai-GoToRedBallGrey-0", "babyai-GoToRedBall-0"]  # levels round-robin
     first = [a.reset(t).observation for t in a.task_ids()[:6]]
     assert first == [b.reset(t).observation for t in b.task_ids()[:6]]
     start = a.reset("babyai-GoToRedBall-0")
     assert start.instruction.endswith("Your goal: go to the red ball.")
     assert "red ball 1" in start.observation
     out = a.step(ToolCall(name="go_to", arguments={"object": "red ball 1"}))
-    assert out.done and a.score() == 1.0 and out.observation.endswith("Mission accomplished.")
+    assert out.done and a.solved() and out.observation.endswith("Mission accomplished.")  # type: ignore[attr-defined]
     a.reset("babyai-GoToRedBall-0")
     miss = a.step(ToolCall(name="pick_up", arguments={"object": "purple unicorn 1"}))
     assert miss.error and "There is no 'purple unicorn 1' in view" in miss.observation
@@ -159,7 +160,7 @@ def test_babyai_doors_open_and_lead_through() -> None:
         "The red door 1 is closed."
     )
     out = env.step(ToolCall(name="toggle_and_go_through", arguments={"door": "the Red  door 1"}))
-    assert out.done and env.score() == 1.0  # "open the red door": opening it is the mission
+    assert out.done and env.solved()  # type: ignore[attr-defined]  # "open the red door": opening it is the mission
 
 
 # ---- SciWorld specifics --------------------------------------------------------------------------
@@ -246,7 +247,18 @@ def test_babyai_scores_the_games_reward_and_succeeds_when_solved(tmp_path: Path)
     env = make_env("babyai")
     for t in trajs:
         env.reset(t.task_id)
-        limit = env._game.max_steps  # type: ignore[attr-defined]
-        moves = sum(1 for s in t.steps if s.action is not None)  # the expert makes one game move per call
-        assert t.success is True
-        assert t.score == pytest.approx(1 - 0.9 * moves / limit) and t.score < 1.0
+        for s in t.steps:
+            assert s.action is not None
+            env.step(s.action)
+        game = env._game  # type: ignore[attr-defined]
+        assert t.success is True and env.solved()  # type: ignore[attr-defined]
+        assert t.score == env.score() == pytest.approx(1 - 0.9 * game.step_count / game.max_steps) and t.score < 1.0
+
+
+def test_the_babyai_expert_uses_compound_actions_and_fits_the_step_limit(tmp_path: Path) -> None:
+    """Every one of the 90 tasks is solved; all but four that explore several rooms within 30 actions."""
+    trajs = _run("babyai", "origin", "expert", tmp_path, limit=90, max_steps=100)
+    assert len(trajs) == 90 and all(t.success for t in trajs)
+    long = sorted(t.task_id for t in trajs if len(t.steps) > 30)
+    assert long == ["babyai-Open-1", "babyai-Open-3", "babyai-Unlock-0", "babyai-Unlock-1"]
+    assert any(s.action is not None and s.action.name == "go_to" for t in trajs for s in t.steps)

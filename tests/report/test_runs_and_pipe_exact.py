@@ -194,7 +194,7 @@ def test_curve_rows() -> None:
     assert rows[1].score == {"origin": 0.5, "synonym": None, "symbol": None}
     assert rows[1].ir == {0.5: None, 1.0: None, 2.0: None}
     header = "checkpoint,score_origin,score_synonym,score_symbol,success_origin,success_synonym,success_symbol,"
-    assert CurvePoint.CSV_HEADER == header + "ir_alpha0.5,ir_alpha1,ir_alpha2"
+    assert header + "ir_alpha0.5,ir_alpha1,ir_alpha2" == CurvePoint.CSV_HEADER
     assert rows[1].csv_row() == "ckpt-0,0.5,,,0.5,,,,,"
 
 

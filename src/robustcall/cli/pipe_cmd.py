@@ -88,6 +88,7 @@ def run_cmd(
                     map_file=map_file,
                     concurrency=concurrency,
                     stop_after=stop_after_or_default(stop_after),
+                    on_note=(lambda m: typer.echo(f"note: {m}", err=True)) if o == orders[0] else None,
                 )
             )
         except ValueError as exc:

@@ -5,7 +5,16 @@ from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._maze import MazeEnv
 from robustcall.envs._protocol import Env, EnvReset, EnvStep, Rewarded, UserTurns, is_solved
-from robustcall.envs._registry import ENV_NAMES, ENVS, EnvKind, env_names, load_env, make_env, register_env
+from robustcall.envs._registry import (
+    ENV_NAMES,
+    ENVS,
+    EnvKind,
+    env_names,
+    load_env,
+    make_env,
+    register_env,
+    size_note,
+)
 from robustcall.envs._textcraft import TextCraftEnv
 from robustcall.envs._wordle import WordleEnv
 
@@ -32,4 +41,5 @@ __all__ = [
     "load_env",
     "make_env",
     "register_env",
+    "size_note",
 ]

@@ -1,10 +1,10 @@
 """AgentBench DBBench replayed in SQLite: answer a question about, or change, one table with SQL.
 
-``DbBenchEnv(path)``: ``path`` is AgentBench's ``data/dbbench`` folder (``dev.jsonl`` is used) or one of
-its JSONL files. Each record embeds its table (``table.table_info``: columns and rows); on ``reset``
-the table is built in a fresh in-memory SQLite database. Two tools: ``execute_sql(sql)`` runs one
-statement and shows the result (at most ``MAX_ROWS`` rows), ``commit_final_answer(answer)`` ends the
-episode with a list of answer strings.
+``DbBenchEnv(path)``: ``path`` is AgentBench's ``data/dbbench`` folder (``standard.jsonl`` is used: its 300
+tasks are Table 7's DataBase test set) or one of its JSONL files. Each record embeds its table
+(``table.table_info``: columns and rows); on ``reset`` the table is built in a fresh in-memory SQLite
+database. Two tools: ``execute_sql(sql)`` runs one statement and shows the result (at most ``MAX_ROWS``
+rows), ``commit_final_answer(answer)`` ends the episode with a list of answer strings.
 
 Score (AgentBench's answer semantics, in SQLite):
 
@@ -107,7 +107,7 @@ def table_hash(conn: sqlite3.Connection, table: str) -> str:
 
 def load_tasks(path: Path) -> tuple[list[DbTask], list[str]]:
     """The usable tasks of a DBBench file, and the ids left out (gold mutation SQLite rejects)."""
-    file = path / "dev.jsonl" if path.is_dir() else path
+    file = path / "standard.jsonl" if path.is_dir() else path
     tasks, skipped = [], []
     for k, line in enumerate(jsonl_lines(file.read_text(encoding="utf-8"))):
         if not line.strip():
@@ -144,6 +144,10 @@ class DbBenchEnv:
         tasks, self.skipped = load_tasks(path)
         if not tasks:
             raise ValueError(f"{path}: no DBBench tasks")
+        self.size_note: str | None = None
+        """Why some records are not tasks (``pipe run`` prints it when the count differs from Table 7's)."""
+        if self.skipped:
+            self.size_note = f"{', '.join(self.skipped)} left out: the gold statement is not valid in SQLite"
         self._tasks = {t.id: t for t in tasks}
         self._task: DbTask | None = None
         self._conn: sqlite3.Connection | None = None

@@ -2,7 +2,9 @@
 
 Actions (no arguments): ``move_up``, ``move_down``, ``move_left``, ``move_right``. Each task id
 ``maze-<size>-<k>`` is a perfect maze of ``size × size`` cells carved by a depth-first search whose
-random stream is seeded by the task id, so every episode of a task is the same maze.
+random stream is seeded by the task id, so every episode of a task is the same maze. The task list takes
+the sizes in turn (4, 5, 6, 4, 5, ...): ``tasks`` of them, default 25, Table 8's MAZE test set size (every
+one of them the expert solves in at most 28 moves, within the default step limit of 30).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ MOVES = {"move_up": (-1, 0), "move_down": (1, 0), "move_left": (0, -1), "move_ri
 _DIRS = {"move_up": "up", "move_down": "down", "move_left": "left", "move_right": "right"}
 
 Cell = tuple[int, int]
+TEST_SIZE = 25
+"""Table 8's MAZE test set size."""
 
 
 def carve(size: int, rng: random.Random) -> dict[Cell, set[Cell]]:
@@ -44,8 +48,8 @@ class MazeEnv:
 
     name = "maze"
 
-    def __init__(self, sizes: tuple[int, ...] = (4, 5, 6), per_size: int = 4) -> None:
-        self._ids = [f"maze-{s}-{k}" for s in sizes for k in range(per_size)]
+    def __init__(self, sizes: tuple[int, ...] = (4, 5, 6), per_size: int = 9, tasks: int = TEST_SIZE) -> None:
+        self._ids = [f"maze-{s}-{k}" for k in range(per_size) for s in sizes][:tasks]
         self._pos: Cell = (0, 0)
         self._goal: Cell = (0, 0)
         self._open: dict[Cell, set[Cell]] = {}

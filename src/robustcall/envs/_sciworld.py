@@ -10,8 +10,10 @@ simulator's templates; its gold paths also write ``into``, which it reads alike)
 <target>``; ``look_around``, ``inventory``, ``task``, ``wait`` (ten steps) and ``wait1`` (one) take
 no argument.
 
-Tasks: task ``sciworld-<name>-<k>`` is the k-th test variation of the simulator's task ``<name>``
-(``variations`` per task, default 1), without simplifications. Four task types are left out
+Tasks: task ``sciworld-<name>-<k>`` is the k-th test variation of the simulator's task ``<name>``, without
+simplifications. The task list (``size`` tasks, default 200: Table 8's SciWorld test set size) takes the
+task types round-robin, variation 0 of each, then variation 1, ... (a type with fewer test variations drops
+out), so the first N tasks of a run spread over the types. Four task types are left out
 (``EXCLUDED``): their gold paths answer the simulator's "Ambiguous request: enter the number ..."
 question with a bare number, which no Table 21 action can say. Score: the simulator's score / 100
 (a failed task's negative score counts 0); solved at 100.
@@ -106,6 +108,17 @@ def _close_idle() -> None:
 
 
 _GOLD: dict[tuple[str, int], list[str]] = {}
+_VARIATIONS: dict[str, int] = {}
+TEST_SIZE = 200
+"""Table 8's SciWorld test set size."""
+
+
+def _test_variations(sim: Any, name: str) -> int:
+    """How many test variations the simulator has for task ``name`` (read once per process)."""
+    if name not in _VARIATIONS:
+        sim.load(name, 0, "")
+        _VARIATIONS[name] = len(sim.get_variations_test())
+    return _VARIATIONS[name]
 
 
 def command(call: ToolCall) -> str | None:
@@ -154,7 +167,7 @@ class SciWorldEnv:
 
     name = "sciworld"
 
-    def __init__(self, tasks: tuple[str, ...] | None = None, variations: int = 1) -> None:
+    def __init__(self, tasks: tuple[str, ...] | None = None, size: int = TEST_SIZE) -> None:
         self._sim: Any = _acquire()
         weakref.finalize(self, _release, self._sim)
         names = [str(n) for n in self._sim.get_task_names() if str(n) not in EXCLUDED]
@@ -163,7 +176,9 @@ class SciWorldEnv:
             if unknown:
                 raise ValueError(f"unknown ScienceWorld task(s) {', '.join(unknown)}; known: {', '.join(names)}")
             names = [n for n in names if n in tasks]
-        self._ids = {f"sciworld-{n}-{k}": (n, k) for n in names for k in range(variations)}
+        counts = {n: _test_variations(self._sim, n) for n in names}
+        order = [(n, k) for k in range(max(counts.values(), default=0)) for n in names if k < counts[n]]
+        self._ids = {f"sciworld-{n}-{k}": (n, k) for n, k in order[:size]}
         self._key: tuple[str, int] | None = None
         self._cursor = 0
         self._score = 0

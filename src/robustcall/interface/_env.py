@@ -85,7 +85,7 @@ class InterfaceEnv(NameView):
         super().__init__(imap, mode)
         self.env, self.order = env, order
         self.name = env.name
-        self._forms = imap.text_forms()
+        self._forms = imap.text_forms(dual=mode == "dual")
         words = sorted(self._forms, key=len, reverse=True)
         alternatives = "|".join(re.escape(o) for o in words)
         self._pattern = re.compile(r"\b(" + alternatives + r")\b" if words else r"(?!)")

@@ -75,6 +75,13 @@ class InterfaceMap:
     observations, descriptions). Off where user text quotes literal content the score compares (BFCL):
     there only identifier-like names (``post_tweet``, ``lockDoors``) are rewritten in text, and plain
     words only in the tool list."""
+    dual_words: bool = False
+    """Dual mode, where ``rewrite_words`` is off: plain-word originals in free text are still presented as the
+    pair (``The door is now unseal (or open).``), so that both families are shown evenly. ScienceWorld's
+    observations use its one-word actions as ordinary words ("The door is now open.", "You move to the
+    kitchen.", "You decide to wait for 1 iterations."): left alone, an agent is shown ``open`` hundreds of
+    times and ``unseal`` only in the tool list, and even a reader with no preference leans to the originals
+    (IR 1.4-1.9 for ``scripted:random``). The strict levels keep these words (the prose stays readable)."""
     phrases: tuple[str, ...] = ()
     """Originals whose environment text spells them with spaces (``focus_on`` appears as "focus on" in
     ScienceWorld's task descriptions): that spelling is rewritten too, into the displayed name spelled
@@ -84,13 +91,14 @@ class InterfaceMap:
     def originals(self) -> list[str]:
         return [o for o, _ in self.synonyms]
 
-    def text_names(self) -> list[str]:
-        """The originals that display-side rewriting replaces in free text."""
-        return [o for o in self.originals if self.rewrite_words or not is_plain_word(o)]
+    def text_names(self, dual: bool = False) -> list[str]:
+        """The originals that display-side rewriting replaces in free text (``dual``: in dual mode)."""
+        words = self.rewrite_words or (dual and self.dual_words)
+        return [o for o in self.originals if words or not is_plain_word(o)]
 
-    def text_forms(self) -> dict[str, str]:
+    def text_forms(self, dual: bool = False) -> dict[str, str]:
         """Every spelling that display-side rewriting replaces in free text -> its original name."""
-        forms = {o: o for o in self.text_names()}
+        forms = {o: o for o in self.text_names(dual)}
         forms.update({o.replace("_", " "): o for o in self.phrases})
         return forms
 
@@ -153,6 +161,7 @@ MAPS: dict[str, InterfaceMap] = {
             SCIWORLD_SYNONYMS,
             "Table 21 (SciWorld)",
             rewrite_words=False,
+            dual_words=True,
             phrases=("look_around", "look_at", "look_in", "put_down", "pick_up", "focus_on", "go_to"),
         ),
         InterfaceMap(

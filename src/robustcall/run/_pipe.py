@@ -26,7 +26,7 @@ from robustcall.core import (
     TrajectoryRunMeta,
     read_trajectory_run_meta,
 )
-from robustcall.envs import ENV_NAMES, load_env
+from robustcall.envs import ENV_NAMES, load_env, size_note
 from robustcall.formats import OutputFormat
 from robustcall.interface import InterfaceEnv, Mode, annotate, interface_map
 from robustcall.models import make_model
@@ -82,15 +82,21 @@ async def run_pipe(
     map_file: Path | None = None,
     concurrency: int = 1,
     stop_after: int = STOP_AFTER,
+    on_note: Callable[[str], None] | None = None,
 ) -> list[Trajectory]:
     """Every task of the environment (the first ``limit``) under ``mode``; returns every trajectory of
     the run directory (newest per id, sorted by id). ``env_name``: a registered environment or
-    ``package.module:Class`` (with ``map_file`` or a ``synonyms`` attribute)."""
+    ``package.module:Class`` (with ``map_file`` or a ``synonyms`` attribute). ``on_note`` hears, when the
+    whole task list runs, how many tasks the environment has where that is not its paper-002 test set size
+    (Tables 7/8), and why."""
     make_inner = load_env(env_name, data)
     first = make_inner()
     imap = interface_map(env_name, first, map_file)
     pool = [InterfaceEnv(first, imap, mode, order)]  # environments not in an episode now
     tasks = pool[0].task_ids()[:limit]
+    note = size_note(env_name, first) if limit is None else None
+    if note is not None and on_note is not None:
+        on_note(note)
     config: dict[str, Any] = {"env": env_name, "level": mode, "order": order, "max_steps": max_steps, "format": fmt}
     if env_name not in ENV_NAMES or map_file is not None:
         config["interface_map"] = [list(p) for p in imap.synonyms]
