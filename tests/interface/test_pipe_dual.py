@@ -7,6 +7,7 @@ import asyncio
 import json
 import math
 import re
+import shutil
 import statistics
 from pathlib import Path
 
@@ -76,26 +77,46 @@ def test_dual_mode_names_both_families_wherever_an_action_is_named(env: str, ord
         assert " (or " in wrapped.reset(wrapped.task_ids()[0]).instruction
 
 
+NO_PREFERENCE_PLAN = {  # env -> (tasks, run seeds): 2 orders x tasks x seeds >= 100 episodes
+    "maze": (25, (0, 1)),
+    "wordle": (25, (0, 1)),
+    "textcraft": (50, (0,)),
+    "dbbench": (50, (0,)),
+    "bfcl_multi_turn": (50, (0,)),
+    "babyai": (50, (0,)),
+    "sciworld": (50, (0,)),
+}
+
+
 @pytest.mark.parametrize("env", ENVS)
 def test_a_reader_without_preference_has_interface_reliance_one_in_every_environment(env: str, tmp_path: Path) -> None:
     """``scripted:random`` names each action by a draw weighted by the name's mentions in all it was shown.
     With both families presented evenly each call is a fair coin between them, so E[log ratio] = 0 per
-    episode; the test allows 4 standard errors of the mean log ratio over the 2K episodes."""
-    limit = {"bfcl_multi_turn": 10, "dbbench": 30, "sciworld": 6}.get(env, 12)
-    logs, counts = [], {}
-    for order in (1, 2):
-        trajs = asyncio.run(
-            run_pipe(env, "dual", "scripted:random", tmp_path / str(order), data=_data(env), order=order,  # type: ignore[arg-type]
-                     limit=limit, max_steps=200, seed=7)
-        )  # fmt: skip
-        assert all(t.success for t in trajs)  # both names work
-        counts[order] = {t.task_id: (episode_counts(t).n_ori, episode_counts(t).n_syn) for t in trajs}
-        logs += [math.log((o + 1) / (s + 1)) for o, s in counts[order].values()]
-    assert sum(o + s for o, s in counts[1].values()) > 0
+    episode: over at least 100 episodes (both orders) IR must lie within 2 standard errors of 1. A prompt
+    that shows one family more often fails it (SciWorld's observations used to say "open", "move", "wait"
+    hundreds of times without "unseal", "relocate", "pause": IR 1.4-1.9)."""
+    if env == "sciworld":
+        pytest.importorskip("scienceworld")
+        if shutil.which("java") is None:
+            pytest.skip("sciworld needs java (apt-get install openjdk-17-jre-headless)")
+    limit, seeds = NO_PREFERENCE_PLAN[env]
+    logs, runs = [], []
+    for seed in seeds:
+        for order in (1, 2):
+            out = tmp_path / f"{seed}-{order}"
+            trajs = asyncio.run(
+                run_pipe(env, "dual", "scripted:random", out, data=_data(env), order=order,  # type: ignore[arg-type]
+                         limit=limit, max_steps=200, seed=seed)
+            )  # fmt: skip
+            assert all(episode_counts(t).legacy == 0 for t in trajs)  # both names work
+            counts = {t.task_id: (episode_counts(t).n_ori, episode_counts(t).n_syn) for t in trajs}
+            runs.append(counts)
+            logs += [math.log((o + 1) / (s + 1)) for o, s in counts.values()]
+    assert len(logs) >= 100 and sum(o + s for c in runs for o, s in c.values()) > 0
     mean, se = statistics.fmean(logs), statistics.stdev(logs) / math.sqrt(len(logs))
-    ir = combined_interface_reliance(counts[1], counts[2], 1.0)
-    assert math.log(ir) == pytest.approx(mean)
-    assert abs(mean) <= 4 * se + 1e-12, (env, ir, se)
+    ir = combined_interface_reliance(runs[0], runs[1], 1.0)  # one seed's two orders: eq. 3 is their mean log
+    assert math.log(ir) == pytest.approx(statistics.fmean(logs[: 2 * limit]))
+    assert abs(mean) <= 2 * se, (env, math.exp(mean), se)
 
 
 def test_the_random_reader_follows_the_mentions() -> None:

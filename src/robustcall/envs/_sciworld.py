@@ -108,16 +108,16 @@ def _close_idle() -> None:
 
 
 _GOLD: dict[tuple[str, int], list[str]] = {}
-_VARIATIONS: dict[str, int] = {}
+_VARIATIONS: dict[str, list[int]] = {}
 TEST_SIZE = 200
 """Table 8's SciWorld test set size."""
 
 
-def _test_variations(sim: Any, name: str) -> int:
-    """How many test variations the simulator has for task ``name`` (read once per process)."""
+def _test_variations(sim: Any, name: str) -> list[int]:
+    """The simulator's test variations of task ``name`` (read once per process: a load takes ~0.7 s)."""
     if name not in _VARIATIONS:
         sim.load(name, 0, "")
-        _VARIATIONS[name] = len(sim.get_variations_test())
+        _VARIATIONS[name] = [int(v) for v in sim.get_variations_test()]
     return _VARIATIONS[name]
 
 
@@ -176,7 +176,7 @@ class SciWorldEnv:
             if unknown:
                 raise ValueError(f"unknown ScienceWorld task(s) {', '.join(unknown)}; known: {', '.join(names)}")
             names = [n for n in names if n in tasks]
-        counts = {n: _test_variations(self._sim, n) for n in names}
+        counts = {n: len(_test_variations(self._sim, n)) for n in names}
         order = [(n, k) for k in range(max(counts.values(), default=0)) for n in names if k < counts[n]]
         self._ids = {f"sciworld-{n}-{k}": (n, k) for n, k in order[:size]}
         self._key: tuple[str, int] | None = None
@@ -201,8 +201,7 @@ class SciWorldEnv:
         if task_id not in self._ids:
             raise KeyError(f"unknown ScienceWorld task {task_id!r}")
         name, k = self._ids[task_id]
-        self._sim.load(name, 0, "")
-        variation = int(self._sim.get_variations_test()[k])
+        variation = _test_variations(self._sim, name)[k]
         key = (name, variation)
         if key not in _GOLD:
             self._sim.load(name, variation, "", generateGoldPath=True)

@@ -373,12 +373,15 @@ def _memorise(action: ToolCall, original: str, req: ModelRequest, seed: int) -> 
 @env_policy("random")
 def _random(action: ToolCall, original: str, req: ModelRequest, seed: int) -> ToolCall:
     """The expert's action by one of its names drawn at random, each weighted by how often it appears
-    in everything the agent has been shown (seeded by the run seed, the episode and the step)."""
+    in everything the agent has been shown (seeded by the run seed, the episode, the step and the tool
+    listed first, so that a dual run's two orders draw independently: seeded alike they would repeat each
+    other's choices, and the two orders would count as twice the evidence)."""
     names = sorted({original, action.name})
     weights = [mentions(req, n) for n in names]
     if not sum(weights):
         return action.model_copy(update={"name": original})
-    rng = seeded_rng(seed, "pipe-random", req.sample.id, str(req.pass_index))
+    first = req.tools[0].name if req.tools else ""
+    rng = seeded_rng(seed, "pipe-random", req.sample.id, str(req.pass_index), first)
     return action.model_copy(update={"name": rng.choices(names, weights=weights)[0]})
 
 
