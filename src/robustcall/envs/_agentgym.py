@@ -50,6 +50,9 @@ class AgentGymFamily:
     """The score is the sum of step rewards (else the latest value)."""
     tasks: int = 100
     """Tasks read by default (PIPE's test-set sizes, Tables 7/8)."""
+    done_is_success: bool = False
+    """The score is a reward that stays below 1 on a solved task, and ``done`` says it was solved (BabyAI:
+    AgentGym's wrapper ends an episode only once the goal is reached); else solved means full marks."""
     separators: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Between an action's arguments, by original action name (default one space)."""
     verbs: dict[str, str] = field(default_factory=dict)
@@ -68,7 +71,7 @@ AGENTGYM_FAMILIES: dict[str, AgentGymFamily] = {
     for f in (
         AgentGymFamily("textcraft", tasks=100, separators={"craft": (" using ",), "get": ()}),
         AgentGymFamily("sciworld", score_key="score", score_scale=100.0, tasks=200, separators=_SCIWORLD_SEPARATORS),
-        AgentGymFamily("babyai", tasks=90),
+        AgentGymFamily("babyai", tasks=90, done_is_success=True),
         AgentGymFamily("maze", prefix="/maze", reset_key="game", cumulative=True, tasks=25),
         AgentGymFamily("wordle", prefix="/wordle", reset_key="seed", cumulative=True, tasks=25, verbs={"guess": ""}),
     )
@@ -173,7 +176,7 @@ class AgentGymEnv:
         self.timeout_s = timeout_s
         self._id: int | None = None
         self._ext: dict[str, Any] = {}
-        self._score = 0.0
+        self._score, self._done = 0.0, False
         self._tools = family_tools(name)
         hello = self._request("GET", base_url.rstrip("/") + "/")  # fails now, before a run starts
         self._remote_tasks: list[str] | None = None
@@ -220,7 +223,7 @@ class AgentGymEnv:
         answer = self._request("POST", self.url + "/reset", {"id": env_id, self.family.reset_key: tasks.index(task_id)})
         answer = answer if isinstance(answer, dict) else {"observation": str(answer)}
         self._ext = answer.get("robustcall") or {}
-        self._score = 0.0
+        self._score, self._done = 0.0, False
         if "tools" in self._ext:
             self._tools = [ToolSpec.model_validate(t) for t in self._ext["tools"]]
         observation = str(answer.get("observation", ""))
@@ -238,12 +241,21 @@ class AgentGymEnv:
         self._score = self._score + value if self.family.cumulative else value
         if "score" in self._ext:
             self._score = float(self._ext["score"])
+        self._done = bool(answer.get("done", False))
         return EnvStep(
             str(answer.get("observation", "")), bool(answer.get("done", False)), bool(self._ext.get("error"))
         )
 
     def score(self) -> float:
+        """r(τ): the server's reward (SciWorld: its score / 100), as AgentGym reports it."""
         return min(1.0, max(0.0, self._score))
+
+    def solved(self) -> bool:
+        """Success: robustcall's own server says so; AgentGym's BabyAI ends an episode only when it is
+        solved; elsewhere full marks."""
+        if "solved" in self._ext:
+            return bool(self._ext["solved"])
+        return self._done and self._score > 0 if self.family.done_is_success else self.score() >= 1.0
 
     def expert_action(self) -> ToolCall | None:
         text = self._ext.get("expert")

@@ -335,7 +335,8 @@ class BabyAIEnv:
             assert action is not None
             moves.append(int(action))
             _, _, terminated, truncated, _ = game.step(action)
-            label = cells.get(tuple(int(c) for c in game.unwrapped.front_pos))
+            fx, fy = game.unwrapped.front_pos
+            label = cells.get((int(fx), int(fy)))
             if terminated or truncated:
                 if label is not None:
                     stops.append((len(moves), label, None, None))

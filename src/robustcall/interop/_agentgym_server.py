@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from robustcall.core import ToolCall
-from robustcall.envs import AGENTGYM_FAMILIES, ActionCodec, AgentGymFamily, Env
+from robustcall.envs import AGENTGYM_FAMILIES, ActionCodec, AgentGymFamily, Env, is_solved
 
 
 def _original_names(env: Any) -> dict[str, str]:
@@ -50,6 +50,7 @@ class AgentGymServer:
         return {
             **extra,
             "score": env.score(),
+            "solved": is_solved(env),
             "expert": None if expert is None else self._codec(env, info["tools"]).text(expert),
         }
 
