@@ -174,111 +174,114 @@ def grpo(
     _report(summary)
 
 
+SFT_RECIPES = ("recovery", "pipe-trajectory")
+
+
 @train.command("sft")
 def sft(
-    recovery: Annotated[Path, typer.Option("--recovery", exists=True, help="`robustcall faults export-sft` output.")],
-    output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints, the final model and sft_mix.parquet.")],
-    model: ModelOpt = "Qwen/Qwen2.5-3B-Instruct",
+    output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints, the final model and the training rows.")],
+    recipe: Annotated[
+        str,
+        typer.Option(
+            "--recipe",
+            help="recovery (fault recovery tuples, L_standard + α·L_recovery) or pipe-trajectory (paper 002 "
+            "Appendix K: full fine-tune on `pipe run` trajectories, 1 epoch, cosine, warmup 0.1, 2 × 2).",
+        ),
+    ] = "recovery",
+    recovery: Annotated[
+        Path | None, typer.Option("--recovery", exists=True, help="`robustcall faults export-sft` output (recovery).")
+    ] = None,
+    trajectories: Annotated[
+        list[Path] | None,
+        typer.Option("--trajectories", exists=True, help="`robustcall pipe run` directories (pipe-trajectory)."),
+    ] = None,
+    all_episodes: Annotated[
+        bool, typer.Option("--all-episodes", help="pipe-trajectory: train on unsolved episodes too.")
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="HF id, local HF folder, a .gguf file (dequantised), or `tiny` (CPU smoke run); default: the "
+            "recipe's (recovery: Qwen/Qwen2.5-3B-Instruct; pipe-trajectory: Qwen/Qwen3-8B).",
+        ),
+    ] = None,
     standard: Annotated[
         Path | None,
         typer.Option("--standard", exists=True, help="Standard SFT rows for L_standard (messages / raw ToolRL)."),
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="α of L_standard + α·L_recovery (data-mix weight).")] = 1.0,
-    learning_rate: Annotated[float, typer.Option("--lr")] = 1e-5,
-    epochs: Annotated[float, typer.Option("--epochs")] = 3.0,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Per device.")] = 4,
-    grad_accum: Annotated[int, typer.Option("--grad-accum", min=1)] = 1,
+    learning_rate: Annotated[float | None, typer.Option("--lr", help="Default: the recipe's (1e-5).")] = None,
+    epochs: Annotated[float | None, typer.Option("--epochs", help="Default: the recipe's (3; 1).")] = None,
+    batch_size: Annotated[
+        int | None, typer.Option("--batch-size", min=1, help="Per device; default: the recipe's (4; 2).")
+    ] = None,
+    grad_accum: Annotated[int | None, typer.Option("--grad-accum", min=1, help="Default: the recipe's (1; 2).")] = None,
     max_length: Annotated[int, typer.Option("--max-length", min=1)] = 4096,
     max_steps: Annotated[int, typer.Option("--max-steps", help="-1: run the epochs.")] = -1,
+    num_proc: Annotated[
+        int | None,
+        typer.Option("--num-proc", min=0, help="pipe-trajectory: preprocessing workers (default 16; 0: none)."),
+    ] = None,
     seed: SeedOpt = 0,
 ) -> None:
-    """Recovery SFT with TRL's SFTTrainer: L_standard + α·L_recovery as a weighted data mix."""
+    """Supervised fine-tuning with TRL's SFTTrainer: recovery SFT, or PIPE's trajectory SFT (Appendix K)."""
+    if recipe not in SFT_RECIPES:
+        raise typer.BadParameter(f"--recipe must be one of {', '.join(SFT_RECIPES)}, got {recipe!r}")
+    given = {
+        k: v
+        for k, v in {
+            "learning_rate": learning_rate,
+            "num_train_epochs": epochs,
+            "per_device_train_batch_size": batch_size,
+            "gradient_accumulation_steps": grad_accum,
+            "model": model,
+        }.items()
+        if v is not None
+    }
+    if recipe == "pipe-trajectory":
+        from robustcall.train import PipeSftSettings, run_pipe_sft
+
+        if not trajectories:
+            raise typer.BadParameter("--recipe pipe-trajectory needs --trajectories (`robustcall pipe run` folders)")
+        if num_proc is not None:
+            given["dataset_num_proc"] = num_proc or None
+            given["dataloader_num_workers"] = min(num_proc, 4)
+        pipe_settings = PipeSftSettings(
+            trajectories=trajectories,
+            output_dir=output_dir,
+            successful_only=not all_episodes,
+            max_length=max_length,
+            max_steps=max_steps,
+            seed=seed,
+            **given,
+        )
+        try:
+            summary = run_pipe_sft(pipe_settings)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        typer.echo(f"recipe pipe-trajectory (Appendix K): {summary['examples']} of {summary['episodes']} episodes")
+        _report(summary)
+        return
     from robustcall.train import SftSettings, run_sft
 
+    if recovery is None:
+        raise typer.BadParameter("--recipe recovery needs --recovery (`robustcall faults export-sft` output)")
     settings = SftSettings(
-        model=model,
         recovery=recovery,
         standard=standard,
         alpha=alpha,
         output_dir=output_dir,
-        learning_rate=learning_rate,
-        num_train_epochs=epochs,
-        per_device_train_batch_size=batch_size,
-        gradient_accumulation_steps=grad_accum,
         max_length=max_length,
         max_steps=max_steps,
         seed=seed,
+        **({"model": "Qwen/Qwen2.5-3B-Instruct"} | given),
     )
     try:
         summary = run_sft(settings)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     _report(summary)
-
-
-@train.command("verl")
-def verl(
-    train_data: Annotated[Path, typer.Option("--train", help="Training parquet (dr-data's dr_full/, dr_mixed/).")],
-    eval_data: Annotated[Path, typer.Option("--eval", help="Validation parquet.")],
-    output_dir: Annotated[Path, typer.Option("--out", help="verl_launch.sh and veRL's checkpoints.")],
-    model: Annotated[str, typer.Option("--model", help="HF id or folder of the policy.")] = "Qwen/Qwen2.5-3B-Instruct",
-    recipe: Annotated[
-        str, typer.Option("--recipe", help="toolrl-dr (000, Table 16) or toolrm (004, Table 9).")
-    ] = "toolrl-dr",
-    reward: Annotated[
-        list[str] | None, typer.Option("--reward", help="Reward terms summed (default: the recipe's); repeatable.")
-    ] = None,
-    toolrm_scorer: Annotated[
-        str | None, typer.Option("--toolrm-scorer", help="Scorer spec for --reward toolrm, e.g. pooling:<rm>@<url>.")
-    ] = None,
-    gpus: Annotated[int, typer.Option("--gpus", min=1, help="GPUs per node.")] = 2,
-    nodes: Annotated[int, typer.Option("--nodes", min=1, help="Nodes of the Ray cluster.")] = 1,
-    ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="Join this Ray cluster (RAY_ADDRESS) instead of a local one.")
-    ] = None,
-    extra: Annotated[
-        list[str] | None, typer.Option("--set", help="One more Hydra override for veRL (KEY=VALUE); repeatable.")
-    ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Write and print the launch, do not start it.")] = False,
-) -> None:
-    """GRPO on veRL (Ray, multi-GPU, multi-node) with train grpo's exact reward; writes the launch, runs it."""
-    import subprocess
-
-    from robustcall.core import MissingInputError, NotReadyError
-    from robustcall.train import VerlLaunch, compose_verl, missing_for_launch, verl_script
-
-    for path in (train_data, eval_data):
-        if not path.is_file():
-            raise MissingInputError(f"{path}: no such file")
-    launch = VerlLaunch(
-        recipe=recipe,
-        model=model,
-        train=train_data,
-        eval=eval_data,
-        out=output_dir,
-        gpus_per_node=gpus,
-        nodes=nodes,
-        rewards=tuple(reward or ()),
-        toolrm_scorer=toolrm_scorer,
-        extra=tuple(extra or ()),
-    )
-    script = verl_script(launch, ray_address)  # checks the recipe, rewards and batch split first
-    missing = missing_for_launch()
-    if "verl" not in missing and "hydra" not in missing:
-        compose_verl(launch)  # veRL's own config parser: a bad override fails here, not on the cluster
-    output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "verl_launch.sh").write_text(script)
-    typer.echo(f"recipe {recipe}: " + ("ToolRL-DR, Table 16" if recipe == "toolrl-dr" else "ToolRM, Table 9"))
-    typer.echo(script, nl=False)
-    typer.echo(f"written to {output_dir / 'verl_launch.sh'}")
-    if dry_run:
-        return
-    if missing:
-        raise NotReadyError(
-            f"cannot start veRL here: {', '.join(missing)} not installed "
-            "(pip install 'robustcall[verl]' vllm on the GPU machines, then run verl_launch.sh)"
-        )
-    raise typer.Exit(subprocess.call(["bash", str(output_dir / "verl_launch.sh")]))
 
 
 def _report(summary: dict[str, object]) -> None:

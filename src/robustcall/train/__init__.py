@@ -1,5 +1,6 @@
 """Training data and recipes on existing engines: ToolRL-DR data (§5), GRPO through TRL with the
-ToolRL / schema / ToolRM rewards, and recovery SFT on fault-injection tuples.
+ToolRL / schema / ToolRM rewards, recovery SFT on fault-injection tuples, and PIPE's trajectory SFT
+(paper 002, Appendix K) on ``pipe run`` trajectories.
 
 Heavy libraries (torch, transformers, TRL, datasets) are imported inside the functions that use
 them, so importing this package stays cheap.
@@ -9,6 +10,7 @@ from robustcall.train._dr import DrResult, dr_full, dr_mixed, uniform_within_one
 from robustcall.train._dr_data import MANIFEST, build_dr_data
 from robustcall.train._grpo import RECIPES, GrpoSettings, run_grpo
 from robustcall.train._io import load_rows, save_rows
+from robustcall.train._pipe_sft import PipeSftSettings, run_pipe_sft
 from robustcall.train._rewards import (
     DEFAULT_REWARDS,
     REWARD_NAMES,
@@ -34,6 +36,7 @@ __all__ = [
     "REWARD_NAMES",
     "DrResult",
     "GrpoSettings",
+    "PipeSftSettings",
     "RewardFactory",
     "RewardFn",
     "RllaItem",
@@ -52,6 +55,7 @@ __all__ = [
     "render_row",
     "reward_functions",
     "run_grpo",
+    "run_pipe_sft",
     "run_sft",
     "save_rows",
     "uniform_within_one",
