@@ -228,7 +228,7 @@ def sft(
     """Supervised fine-tuning with TRL's SFTTrainer: recovery SFT, or PIPE's trajectory SFT (Appendix K)."""
     if recipe not in SFT_RECIPES:
         raise typer.BadParameter(f"--recipe must be one of {', '.join(SFT_RECIPES)}, got {recipe!r}")
-    given = {
+    given: dict[str, float | int | str | None] = {
         k: v
         for k, v in {
             "learning_rate": learning_rate,
