@@ -1,11 +1,12 @@
 """Trajectory SFT, paper 002's recipe (Appendix K), on the trajectories of ``robustcall pipe run``.
 
 Appendix K: full-parameter fine-tuning (every weight updated; no adapter) with the standard SFT objective,
-Adam at a base learning rate of 1e-5 (transformers' AdamW with its default weight decay 0, i.e. Adam), one epoch, cosine decay with a warmup ratio of 0.1, per-device batch
-2 with gradient accumulation 2, bfloat16, the ``qwen3`` chat template, preprocessing on 16 workers and 4
-data-loading workers, no validation split, loss logged every 10 steps, no intermediate checkpoints, no
-external logging. The paper trains Qwen3-8B on AgentGym's ``agenttraj`` (LLaMA-Factory with DeepSpeed
-ZeRO-3); here TRL's ``SFTTrainer`` trains on PIPE runs' episodes.
+Adam at a base learning rate of 1e-5 (transformers' AdamW with its default weight decay 0, i.e. Adam),
+one epoch, cosine decay with a warmup ratio of 0.1, per-device batch 2 with gradient accumulation 2,
+bfloat16, the ``qwen3`` chat template, preprocessing on 16 workers and 4 data-loading workers, no
+validation split, loss logged every 10 steps, no intermediate checkpoints, no external logging. The paper
+trains Qwen3-8B on AgentGym's ``agenttraj`` (LLaMA-Factory with DeepSpeed ZeRO-3); here TRL's ``SFTTrainer``
+trains on PIPE runs' episodes.
 
 Data: one example per episode (by default only the solved ones: the collected trajectories are filtered to
 a training set, §3.1), its whole transcript as a conversation. Every assistant turn is trained, nothing
