@@ -35,7 +35,7 @@ from robustcall.core import (
     read_trajectory_run_meta,
     write_jsonl,
 )
-from robustcall.envs import load_env
+from robustcall.envs import MazeEnv, load_env
 from robustcall.faults import FaultyEnv, load_profile
 from robustcall.models import (
     ENV_POLICIES,
@@ -199,12 +199,12 @@ def test_a_pipe_run_killed_midway_resumes_to_the_uninterrupted_trajectories(
         )  # fmt: skip
 
     whole = pipe(tmp_path / "whole")
-    assert len(whole) == 12 and all(t.success for t in whole)
+    assert len(whole) == MAZE_TASKS and all(t.success for t in whole)
     killing_policy[:] = [60, 0]
     with pytest.raises(Killed):
         pipe(tmp_path / "killed", concurrency=4)
     partial = len(_lines(tmp_path / "killed" / TRAJECTORIES))
-    assert 0 < partial < 12
+    assert 0 < partial < MAZE_TASKS
     killing_policy[:] = [10**9, 0]
     with pytest.raises(ExistingOutputError, match="--resume"):
         pipe(tmp_path / "killed")
@@ -212,6 +212,8 @@ def test_a_pipe_run_killed_midway_resumes_to_the_uninterrupted_trajectories(
     assert sorted(_lines(tmp_path / "killed" / TRAJECTORIES)) == sorted(_lines(tmp_path / "whole" / TRAJECTORIES))
 
 
+MAZE_TASKS = len(MazeEnv().task_ids())
+"""The default maze task list (Table 8's 25)."""
 MAZE_CALL = '<tool_call>\n{"name": "move_down", "arguments": {}}\n</tool_call>'
 
 
@@ -237,7 +239,7 @@ def test_pipe_run_sigkilled_through_the_cli_resumes_and_concurrency_changes_no_r
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         partial = traj.read_bytes().count(b"\n")
-        assert 2 <= partial < 12, partial
+        assert 2 <= partial < MAZE_TASKS, partial
         refused = subprocess.run(_pipe_cmd(url, out), capture_output=True, text=True, timeout=120)
         assert refused.returncode != 0 and "--resume" in refused.stderr
         other = subprocess.run(
@@ -252,8 +254,8 @@ def test_pipe_run_sigkilled_through_the_cli_resumes_and_concurrency_changes_no_r
             result = CliRunner().invoke(app, _pipe_cmd(url, tmp_path / c, "--concurrency", c)[3:])
             assert result.exit_code == 0, result.output
     killed = read_trajectories(out)
-    assert [t.id for t in killed] == [f"maze/maze-{n}-{i}/synonym" for n in (4, 5, 6) for i in range(4)]
-    assert len(_lines(traj)) == 12  # nothing twice
+    assert [t.id for t in killed] == sorted(f"maze/{task}/synonym" for task in MazeEnv().task_ids())
+    assert len(_lines(traj)) == MAZE_TASKS  # nothing twice
     for c in ("1", "6"):
         assert killed == read_trajectories(tmp_path / c)
         assert sorted(_lines(traj)) == sorted(_lines(tmp_path / c / TRAJECTORIES))
@@ -282,5 +284,5 @@ def test_an_episode_run_stops_on_repeated_identical_infra_errors_and_resume_play
         assert resumed.exit_code == 0, resumed.output
         whole = CliRunner().invoke(app, _pipe_cmd(url, tmp_path / "whole")[3:])
         assert whole.exit_code == 0, whole.output
-    assert len(_lines(tmp_path / "run" / TRAJECTORIES)) == 12  # the infra records were dropped, not kept
+    assert len(_lines(tmp_path / "run" / TRAJECTORIES)) == MAZE_TASKS  # the infra records were dropped, not kept
     assert read_trajectories(tmp_path / "run") == read_trajectories(tmp_path / "whole")
