@@ -244,9 +244,9 @@ def test_pipe_runs_an_environment_of_your_own(tmp_path: Path, monkeypatch: pytes
     rep = runner.invoke(app, ["pipe", "report", "own", "mapped"])
     assert rep.exit_code == 0 and "| scripted:expert | own_env_pipe:NoMap | — | 1.000 |" in rep.output
     r = runner.invoke(app, [*base, "--env", "own_env_pipe:NoMap", "--out", "nomap"])
-    assert r.exit_code == 2 and "has no interface map" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 1 and "has no interface map" in r.output and "Traceback" not in r.output  # input error
     r = runner.invoke(app, [*base, "--env", "nowhere:Nothing", "--out", "x"])
-    assert r.exit_code == 2 and "cannot load environment" in r.output
+    assert r.exit_code == 1 and "cannot load environment" in r.output
 
 
 def test_pipe_report_reads_the_newest_record_and_leaves_out_infra_episodes(tmp_path: Path) -> None:
