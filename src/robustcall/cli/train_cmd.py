@@ -16,6 +16,7 @@ from robustcall.cli._rewriter import (
     make_rewriter,
     model_errors,
 )
+from robustcall.core import InputError
 
 train = typer.Typer(
     help="Training data and recipes: ToolRL-DR data, GRPO (TRL), recovery SFT (TRL).", no_args_is_help=True
@@ -266,7 +267,7 @@ def sft(
     from robustcall.train import SftSettings, run_sft
 
     if recovery is None:
-        raise typer.BadParameter("--recipe recovery needs --recovery (`robustcall faults export-sft` output)")
+        raise InputError("--recipe recovery needs --recovery (`robustcall faults export-sft` output)")
     settings = SftSettings(
         recovery=recovery,
         standard=standard,

@@ -25,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from robustcall import __version__
 from robustcall.core._errors import InputError, MissingInputError
-from robustcall.core._jsonl import atomic_write_text
-from robustcall.core._model import Sample
+from robustcall.core._jsonl import atomic_write_text, read_checkpoint
+from robustcall.core._model import Sample, Trajectory
 
 ROBUSTCALL_VERSION: str = __version__
 """The release of robustcall running now (written into every metadata file)."""
@@ -329,3 +329,15 @@ def read_bench_manifest(path: Path) -> BenchManifest:
 def read_trajectory_run_meta(path: Path) -> TrajectoryRunMeta:
     """A fault-injection or PIPE run's ``run.json`` (``path``: the file or the run directory)."""
     return read_meta(path, TrajectoryRunMeta)
+
+
+def read_trajectories(run_dir: Path, *, what: str = "an episode run") -> list[Trajectory]:
+    """The newest record of every episode of a run, sorted by id (a file written before resume
+    compacted it may hold an infra failure and its re-run)."""
+    path = run_dir / TRAJECTORIES
+    if not path.is_file():
+        raise MissingInputError(f"{path} not found: not {what} directory")
+    latest: dict[str, Trajectory] = {}
+    for t in read_checkpoint(path, Trajectory):
+        latest[t.id] = t
+    return sorted(latest.values(), key=lambda t: t.id)

@@ -2,12 +2,12 @@
 single-turn, fault-injection and PIPE runs all go through; the single pass, the two-pass transition
 harness and the multi-turn agent loop that do one unit of work."""
 
-from robustcall.core import record_key
+from robustcall.core import read_trajectories, record_key
 from robustcall.run._answer import answer, observation_turn, output_format, transition_turns
 from robustcall.run._budget import GoldBudget, gold_tokens
 from robustcall.run._engine import load_done, run_items
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
-from robustcall.run._episodes import read_trajectories, run_episodes
+from robustcall.run._episodes import run_episodes
 from robustcall.run._fault_replay import replay_run
 from robustcall.run._faults import EpisodeFn, FaultRunStats, episode_id, run_faults
 from robustcall.run._loop import (

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from robustcall.core import TRAJECTORIES, MissingInputError, Trajectory, dump_record, read_checkpoint
+from robustcall.core import TRAJECTORIES, Trajectory, dump_record
 from robustcall.models import DEFAULT_CONCURRENCY
 from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
 
@@ -31,18 +31,6 @@ def _trajectory_id(t: Trajectory) -> str:
 
 TRAJECTORY_CHECKPOINT: Checkpoint[Trajectory, str] = Checkpoint(Trajectory, _trajectory_id, _is_infra)
 """A trajectories file read back: one record per episode id; infra failures are played again."""
-
-
-def read_trajectories(run_dir: Path, *, what: str = "an episode run") -> list[Trajectory]:
-    """The newest record of every episode of a run, sorted by id (a file written before resume
-    compacted it may hold an infra failure and its re-run)."""
-    path = run_dir / TRAJECTORIES
-    if not path.is_file():
-        raise MissingInputError(f"{path} not found: not {what} directory")
-    latest: dict[str, Trajectory] = {}
-    for t in read_checkpoint(path, Trajectory):
-        latest[t.id] = t
-    return sorted(latest.values(), key=lambda t: t.id)
 
 
 def trajectory_outcome(traj: Trajectory) -> Outcome:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from robustcall.core import TRAJECTORIES, Trajectory, read_trajectory_run_meta
+from robustcall.core import TRAJECTORIES, Trajectory, read_trajectories, read_trajectory_run_meta
 from robustcall.envs import load_env
 from robustcall.faults import FaultProfile, FaultyEnv, parse_axes, with_axes
 from robustcall.models import Mode, ModelRequest, ModelResponse
 from robustcall.run._episode import run_episode
-from robustcall.run._episodes import read_trajectories
 from robustcall.run._faults import episode_id, run_faults
 
 

@@ -24,6 +24,7 @@ from robustcall.core import (
     ExistingOutputError,
     Trajectory,
     TrajectoryRunMeta,
+    read_trajectories,
     read_trajectory_run_meta,
 )
 from robustcall.envs import ENV_NAMES, load_env, size_note
@@ -31,7 +32,7 @@ from robustcall.formats import OutputFormat
 from robustcall.interface import InterfaceEnv, Mode, annotate, interface_map
 from robustcall.models import make_model
 from robustcall.run._episode import run_episode
-from robustcall.run._episodes import read_trajectories, run_episodes
+from robustcall.run._episodes import run_episodes
 from robustcall.run._loop import STOP_AFTER, stopped_failure
 
 PIPE_IDENTITY = ("env", "data", "model", "level", "format", "max_steps", "seed")

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from robustcall.core import InputError, Message, Trajectory
+from robustcall.core import InputError, Message, Trajectory, read_trajectories
 from robustcall.train._finish import train_and_save
 from robustcall.train._io import save_rows
 from robustcall.train._models import resolve_model
@@ -98,8 +98,6 @@ def trajectory_messages(traj: Trajectory) -> list[dict[str, str]]:
 
 def trajectory_rows(paths: list[Path], successful_only: bool = True) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """One ``messages`` row per episode of the runs (solved ones only unless told otherwise), and counts."""
-    from robustcall.run import read_trajectories
-
     rows, episodes = [], 0
     for path in paths:
         folder = path.parent if path.is_file() else path
