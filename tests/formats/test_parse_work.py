@@ -5,13 +5,15 @@ The per-shape 50 ms goal is checked by benchmarks/fuzz_parser.py; the bounds her
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
 
 import pytest
 from fuzz_inputs import PATHOLOGICAL
 
 import robustcall.formats._bounds as bounds
-from robustcall.formats import OUTPUT_FORMATS, parse_tool_calls
+from robustcall.formats import OUTPUT_FORMATS, parse_tool_calls, read_tool_calls
 from robustcall.formats._bfcl import _colons_to_equals
 
 
@@ -72,3 +74,26 @@ def test_colon_rewrite_reads_python_tokens() -> None:
     assert _colons_to_equals("[f(a: '''x\n:''')]") == "[f(a= '''x\n:''')]"
     assert _colons_to_equals("[f(a: 'open)]") is None  # a string left open: no expression either way
     assert _colons_to_equals("[f(" + "#" * 40 + ")]") is None
+
+
+@pytest.mark.parametrize(
+    "render",
+    [
+        lambda n: "[" + ", ".join(["f(a=1)"] * n) + "]",  # the flat fast reader
+        lambda n: "[" + ", ".join(["f(a=[1, {'b': 2}])"] * n) + "]",  # the token reader
+        lambda n: "f(a=1) " * n,  # bare calls
+        lambda n: "\n".join(['<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'] * n),  # canonical tags
+        lambda n: json.dumps([{"name": "f", "arguments": {"a": 1}}] * n),  # a JSON list
+    ],
+)
+def test_more_calls_than_the_bound_are_refused_in_every_reader(render: Callable[[int], str]) -> None:
+    at, past = render(bounds.MAX_CALLS), render(bounds.MAX_CALLS + 1)
+    for fmt in OUTPUT_FORMATS:
+        got = parse_tool_calls(at, fmt)
+        assert len(got.calls) == bounds.MAX_CALLS and got.refused is None, fmt
+        assert read_tool_calls(at, fmt) == [(c.name, c.arguments) for c in got.calls]
+        refused = parse_tool_calls(past, fmt)
+        assert refused.calls == [] and refused.refused == (
+            "unreadable: the answer has more than 1,000 calls; the parser reads at most 1,000"
+        ), fmt
+        assert read_tool_calls(past, fmt) == []

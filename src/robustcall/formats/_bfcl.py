@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from robustcall.formats._bounds import charge
+from robustcall.formats._bounds import charge, check_call_count
 from robustcall.formats._fastpy import read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
 from robustcall.formats._scan import balanced
@@ -70,7 +70,7 @@ def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         return fast.calls, fast.variant
     if src.startswith("[<"):  # a tag: never a Python expression, with or without colons fixed
         return [], ""
-    if "(" not in src and not ctx.report:  # no call can be read, and nobody reads what is dropped
+    if "(" not in src:  # no call can be read (a list of no calls: what it drops, the dispatch discards)
         return [], "bfcl" if src.strip() == "[]" else ""
     calls = _ast_calls(src, ctx)
     if calls is not None:
@@ -189,4 +189,5 @@ def python_calls(text: str, ctx: Ctx) -> list[RawCall]:
             out.append(call_of(node, ctx))
         except Unsupported as exc:
             ctx.drop(f"call not read: {exc}")
+        check_call_count(len(out))  # stop reading at the bound, not after ten thousand parses
         pos = end if end is not None else m.end()

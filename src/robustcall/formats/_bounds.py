@@ -20,6 +20,11 @@ nests 4 levels; pydantic refuses to serialise past 255, which would stop the rec
 MAX_INT_DIGITS = 4_300
 """Python's own limit on int <-> str conversion; longer integer literals are unreadable."""
 
+MAX_CALLS = 1_000
+"""Most calls read from one answer (BFCL's largest golden answer has a handful; any answer with more
+than this is wrong against every golden answer, so the bound changes no score). Past it the answer
+is unreadable: building and checking ten thousand calls costs more than the rest of the parse."""
+
 READ_ERRORS: tuple[type[BaseException], ...] = (ValueError, OverflowError, RecursionError, MemoryError, TypeError)
 """What reading model text may raise (a 5,000-digit integer is a ValueError, ``10**400 / 1`` an
 OverflowError): caught at the parser's entry and turned into an unreadable answer."""
@@ -71,6 +76,14 @@ def charge(chars: float) -> None:
     if left < 0:
         raise ParseWorkExceeded(
             f"unreadable: the answer needs more parsing than {PARSE_WORK_FACTOR} passes over it allow"
+        )
+
+
+def check_call_count(n: int) -> None:
+    """Raise :class:`ParseWorkExceeded` when a reader has ``n`` > :data:`MAX_CALLS` calls."""
+    if n > MAX_CALLS:
+        raise ParseWorkExceeded(
+            f"unreadable: the answer has more than {MAX_CALLS:,} calls; the parser reads at most {MAX_CALLS:,}"
         )
 
 

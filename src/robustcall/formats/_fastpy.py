@@ -18,6 +18,7 @@ once per argument rather than once per token. Anything else is tokenised (one co
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections.abc import Callable
 from typing import Any
@@ -76,6 +77,8 @@ _BARE = frozenset({"true", "false", "null"})
 _KW_NAME = frozenset({"func_name", "function_name", "name", "function", "tool_name", "tool"})
 _KW_ARGS = frozenset({"params", "parameters", "arguments", "args"})
 _PUNCT = frozenset("[](){}:,=")
+_KEYWORDS = frozenset(keyword.kwlist)
+"""Names that are no Python name (``if``, ``True``...): a text using one as a name is no expression."""
 
 Next = Callable[[], str]
 
@@ -538,3 +541,119 @@ def _value(t: str, nxt: Next) -> Any:
     if t in _BARE:  # decided by the parameter's schema once the call is known (resolve_bare)
         return BareName(t)
     return t
+
+
+def read_literal(text: str) -> tuple[Any] | None:
+    """``(value,)`` when ``text`` is one Python literal expression that
+    :func:`robustcall.formats._pyvalues.literal` reads as ``value``, read without ``ast`` (a 100 KB
+    list costs ``ast.parse`` about 100 ms); ``None`` to fall back to ``literal`` (anything this
+    reader is not sure of: tuples, sets, operators, prefixed or concatenated strings, positional
+    call arguments, non-ASCII names...)."""
+    # Bracketed, so that every line break is inside brackets (outside, Python ends the expression
+    # there); no blank that Python does not take for one; no NUL, \r or lone surrogate (ast refuses
+    # them or, for \r, ends a string there).
+    if text[:1] not in ("[", "{") or text[-1:] not in ("]", "}") or _ODD_CHARS.search(text) is not None:
+        return None
+    if not _encodable(text):
+        return None
+    toks: list[str] = _TOKENS.findall(text)
+    toks.append("")  # sentinel: never a valid token
+    try:
+        value, i = _literal(toks, 0, 0)
+    except (_Bail, IndexError, ValueError, SyntaxError, RecursionError):
+        return None
+    return (value,) if toks[i] == "" else None
+
+
+_ODD_CHARS = re.compile(r"[^\S \t\f\n]|\x00")
+"""Blanks the token pattern skips but Python's tokenizer does not (``\v``, ``\r``, U+2028...), and NUL."""
+_AST_MAX_BRACKETS = 200
+"""CPython's tokenizer refuses deeper bracket nesting ("too many nested parentheses")."""
+
+
+def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """The value whose first token is ``toks[i]``, as ``_pyvalues.value_of`` gives it, and the index
+    after it. Calls with keyword arguments only are ``{name: {keyword: value}}``; ``f()`` is ``"f()"``."""
+    t = toks[i]
+    c = t[:1]
+    if depth >= _AST_MAX_BRACKETS and (c == "[" or c == "{" or toks[i + 1] == "("):
+        raise _Bail
+    depth += 1
+    if c == "[":
+        items: list[Any] = []
+        i += 1
+        if toks[i] == "]":
+            return items, i + 1
+        while True:
+            v, i = _literal(toks, i, depth)
+            items.append(v)
+            i = _after_item(toks, i, "]")
+            if i < 0:
+                return items, -i
+    if c == "{":
+        d: dict[Any, Any] = {}
+        i += 1
+        if toks[i] == "}":
+            return d, i + 1
+        while True:
+            k, i = _literal(toks, i, depth)
+            if isinstance(k, list | dict) or toks[i] != ":":
+                raise _Bail
+            d[k], i = _literal(toks, i + 1, depth)
+            i = _after_item(toks, i, "}")
+            if i < 0:
+                return d, -i
+    if toks[i + 1] == "(":
+        if not _plain_name(t):
+            raise _Bail
+        i += 2
+        if toks[i] == ")":
+            return t + "()", i + 1  # ast.unparse of a call without arguments
+        args: dict[str, Any] = {}
+        while True:
+            k = toks[i]
+            if toks[i + 1] != "=" or "." in k or not _plain_name(k) or k in args:
+                raise _Bail  # positional, ** or a repeated keyword (a SyntaxError to Python)
+            args[k], i = _literal(toks, i + 2, depth)
+            i = _after_item(toks, i, ")")
+            if i < 0:
+                return {t: args}, -i
+    if c.isalpha() or c == "_":
+        if t in _CONST:
+            return _CONST[t], i + 1
+        if not _plain_name(t):
+            raise _Bail
+        if "." in t:
+            return t, i + 1  # ast.unparse of an attribute chain
+        return (BareName(t) if t in _BARE else t), i + 1
+    return _value(t, _no_token), i + 1  # a string or a number: _value reads no further token
+
+
+def _no_token() -> str:
+    return ""
+
+
+def _after_item(toks: list[str], i: int, close: str) -> int:
+    """Past the separator after an item at ``toks[i]``: the next item's index, or minus the index
+    after ``close`` when the container ends there (a trailing comma allowed)."""
+    q = toks[i]
+    if q == close:
+        return -(i + 1)
+    if q != ",":
+        raise _Bail
+    if toks[i + 1] == close:
+        return -(i + 2)
+    return i + 1
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _plain_name(t: str) -> bool:
+    """An ASCII name or dotted name with no keyword in it (``ast`` folds non-ASCII names to NFKC)."""
+    return _NAME.fullmatch(t) is not None and not any(part in _KEYWORDS for part in t.split("."))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from robustcall.formats._bounds import check_call_count
 from robustcall.formats._react import action_inputs
 from robustcall.formats._scan import json_values, loads_lenient
 from robustcall.formats._types import Ctx, RawCall
@@ -24,6 +25,7 @@ def json_calls(text: str, ctx: Ctx) -> list[RawCall]:
     out: list[RawCall] = []
     for value in json_values(text, action_inputs(text)):
         out.extend(calls_from_value(value, ctx))
+        check_call_count(len(out))
     return out
 
 
@@ -33,6 +35,7 @@ def calls_from_value(value: Any, ctx: Ctx) -> list[RawCall]:
         out: list[RawCall] = []
         for item in value:
             out.extend(calls_from_value(item, ctx))
+            check_call_count(len(out))
         return out
     if not isinstance(value, dict):
         return []

@@ -13,11 +13,13 @@ from typing import Any
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.formats._bfcl import bfcl_calls, python_calls
 from robustcall.formats._bounds import (
+    MAX_CALLS,
     MAX_NESTING,
     MAX_PARSE_CHARS,
     READ_ERRORS,
     ParseWorkExceeded,
     calls_refusal,
+    check_call_count,
     end_work,
     refusal,
     start_work,
@@ -101,9 +103,11 @@ def _parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None
     if s is not None:  # the common case, the flat canonical list or "[]": no dispatch needed
         flat = [] if s == "[]" else read_flat(s)
         if flat is not None:
+            check_call_count(len(flat))
             return ParseResult([ToolCall(name=name, arguments=args) for name, args in flat], "bfcl", [])
     canonical = canonical_calls(text, fmt)
     if canonical is not None:  # tagged JSON lines, a JSON blob or ReAct steps, as render_calls writes them
+        check_call_count(len(canonical[0]))
         return ParseResult([ToolCall(name=name, arguments=args) for name, args in canonical[0]], canonical[1], [])
     return dispatch(text, fmt, tools, report)
 
@@ -122,6 +126,7 @@ def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report:
             for cand in candidates:
                 raw, name = variant(cand, ctx)
                 if raw:
+                    check_call_count(len(raw))
                     return ParseResult([_finish(c, ctx) for c in raw], name, ctx.dropped)
                 if name and variant is order[0] and cand is body:
                     return ParseResult([], name, ctx.dropped)  # the format's own "no call", e.g. "[]"
@@ -195,21 +200,26 @@ def read_tool_calls_shared(
             except READ_ERRORS:  # parse_tool_calls says why
                 flat = None
             if flat is not None:
-                return flat, True
+                return _bounded(flat), True
         canonical = canonical_calls(text, fmt)
         # a canonical text's brackets are its JSON's (strings aside), so it nests no deeper than it
         # has [ and {: within the bounds, and so are its values
         if canonical is not None and text.count("[") + text.count("{") <= MAX_NESTING:
-            return canonical[0], True  # read by name keys only: no tool list reaches them
+            return _bounded(canonical[0]), True  # read by name keys only: no tool list reaches them
         if s is not None and refusal(text) is None:
             try:
                 got = _token_bfcl(s)
             except READ_ERRORS:
                 got = None
             if got is not None:
-                return got, True
+                return _bounded(got), True
     calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools, report=False).calls]
     return calls, "(" not in text and "{" not in text
+
+
+def _bounded(calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """``calls``, or none past :data:`MAX_CALLS` (what ``parse_tool_calls`` gives: it refuses them)."""
+    return calls if len(calls) <= MAX_CALLS else []
 
 
 def _token_bfcl(s: str) -> list[tuple[str, dict[str, Any]]] | None:

@@ -8,6 +8,7 @@ from collections.abc import Container
 from typing import Any
 
 from robustcall.formats._bounds import JSON_WORK_DIVISOR, charge
+from robustcall.formats._fastpy import read_literal
 from robustcall.formats._pyvalues import literal
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
@@ -151,7 +152,7 @@ def decode_object(text: str, start: int) -> tuple[Any, int] | None:
         stop = balanced(text, start)
         if stop is None:
             return None
-    ok, value = literal(text[start:stop])
+    ok, value = python_literal(text[start:stop])
     if not ok:
         return None
     return value, stop
@@ -193,4 +194,13 @@ def loads_lenient(text: str) -> tuple[bool, Any]:
         return True, json.loads(s)
     except (json.JSONDecodeError, RecursionError):
         pass
-    return literal(s)
+    return python_literal(s)
+
+
+def python_literal(text: str) -> tuple[bool, Any]:
+    """:func:`robustcall.formats._pyvalues.literal`, read by the fast token reader when it can."""
+    fast = read_literal(text)
+    if fast is None:
+        return literal(text)
+    charge(len(text))  # what literal's parse counts: the same work verdict either way
+    return True, fast[0]
