@@ -25,7 +25,9 @@ down X``, becomes ``put_down``).
 
 One simulator (a JVM behind py4j) per live environment: an environment takes one from a pool when
 built and gives it back when garbage-collected, so a fault run's fresh environment per episode does not
-start a JVM each time; idle simulators are closed at exit. Steps call the simulator's server object
+start a JVM each time; idle simulators are closed at exit. The JVM runs with one identity hash code for
+all objects (``JVM_OPTIONS``), which makes the simulator repeatable: same task and actions, same
+observations and score, on every load and in every process. Steps call the simulator's server object
 directly (``step`` / ``getScore`` / ``getCompleted``): the package's ``step`` also lists every valid
 action each time, which costs ~0.1 s a step and is not needed.
 """
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import weakref
 from typing import Any
 
@@ -88,12 +91,30 @@ INSTRUCTION = (
 _IDLE: list[Any] = []
 
 
+JVM_OPTIONS = "-XX:+UnlockExperimentalVMOptions -XX:hashCode=2"
+"""Every object's identity hash code is 1 in the simulator's JVM. The simulator keeps each container's
+contents in a hash set of objects that do not define ``hashCode``, so the order in which objects are
+updated each tick (heat reaching a pot, then its contents melting) followed the JVM's identity hashes,
+which differ from load to load and process to process: the same actions scored differently (boil,
+variation 1: 0.78 or 1.0) and the gold path itself changed. With one hash code for all, the order is the
+order objects were added, the same on every load."""
+
+
 def _acquire() -> Any:
     if _IDLE:
         return _IDLE.pop()
     from scienceworld import ScienceWorldEnv  # type: ignore[import-untyped]
 
-    return ScienceWorldEnv("", envStepLimit=1_000_000)
+    # the package starts ``java`` with no options of ours; the JVM reads this variable at start
+    before = os.environ.get("JAVA_TOOL_OPTIONS")
+    os.environ["JAVA_TOOL_OPTIONS"] = f"{before} {JVM_OPTIONS}" if before else JVM_OPTIONS
+    try:
+        return ScienceWorldEnv("", envStepLimit=1_000_000)
+    finally:
+        if before is None:
+            del os.environ["JAVA_TOOL_OPTIONS"]
+        else:
+            os.environ["JAVA_TOOL_OPTIONS"] = before
 
 
 def _release(sim: Any) -> None:
