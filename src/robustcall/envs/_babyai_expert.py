@@ -64,9 +64,7 @@ class _Game:
 
     def _ref(self, value: Any) -> Any:
         """An instruction's remembered object (``preCarrying``) by its index, so that states compare."""
-        if value is None or isinstance(value, (bool, int, str)):
-            return value
-        return ("thing", next(k for k, (_, c) in enumerate(self.things) if c is value))
+        return next((("thing", k) for k, (_, c) in enumerate(self.things) if c is value), value)
 
     def load(self, state: tuple[Any, ...], view: dict[str, tuple[int, int]] | None = None) -> None:
         """Put the game into ``state``; ``view``: what is in view there, when already known."""
