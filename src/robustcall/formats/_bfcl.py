@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-from robustcall.formats._bounds import charge, check_call_count
-from robustcall.formats._fastpy import read_calls
+from robustcall.formats._bounds import charge, check_call_count, recall
+from robustcall.formats._fastpy import FastResult, read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
 from robustcall.formats._scan import balanced
 from robustcall.formats._types import Ctx, RawCall
@@ -61,11 +61,7 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 
 def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    if _LIST_HEAD.match(src) is not None:
-        charge(len(src))  # the token reader's pass (the parse's work bound: formats/_bounds.py)
-        fast = read_calls(src)
-    else:
-        fast = None
+    fast = recall("calls", src, _read_calls) if _LIST_HEAD.match(src) is not None else None
     if fast is not None:
         return fast.calls, fast.variant
     if src.startswith("[<"):  # a tag: never a Python expression, with or without colons fixed
@@ -75,12 +71,17 @@ def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     calls = _ast_calls(src, ctx)
     if calls is not None:
         return calls, "bfcl" if calls or src.strip() == "[]" else ""
-    colon = _colons_to_equals(src)
+    colon = recall("colons", src, _colons_to_equals)
     if colon is not None:
         calls = _ast_calls(colon, ctx)
         if calls is not None:
             return calls, "bfcl_colon"
     return [], ""
+
+
+def _read_calls(src: str) -> FastResult | None:
+    charge(len(src))  # the token reader's pass (the parse's work bound: formats/_bounds.py)
+    return read_calls(src)
 
 
 def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:

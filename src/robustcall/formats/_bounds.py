@@ -9,7 +9,10 @@ applies to structured (fc-mode) call arguments.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 MAX_PARSE_CHARS = 100_000
 """Longest model text parsed for calls (about 25,000 tokens; Table 15 allows 1,024 output tokens).
@@ -50,30 +53,84 @@ class ParseWorkExceeded(Exception):
     caught at the parser's entry. Not a ``ValueError``: the readers' own handlers let it through."""
 
 
+
+
+AST_BUDGET = 30_000
+"""Characters one parse may hand ``ast.parse`` in spans longer than :data:`AST_SMALL`, in all. Past
+it a long span is taken for no expression (as a syntax error would be): ``ast.parse`` costs up to
+about 1 µs a character on dense code here (12,000 calls in 99 KB: 108 ms), so this keeps a parse
+within about 50 ms of CPU whatever the text. The fast readers (the flat and token BFCL readers,
+the literal reader, the JSON decoder) read long texts without ``ast``; answers are about 4 KB
+(Table 15: 1,024 output tokens), far below the bound."""
+AST_SMALL = 1_000
+"""Spans this short are always parsed (a bare call, an argument string): the work bound covers them."""
+_MEMO = 2
+"""Recent readings kept per reader within one parse (:func:`recall`)."""
+
+
+class _Account:
+    __slots__ = ("ast_left", "left", "recent")
+
+    def __init__(self, chars: int) -> None:
+        self.left = float(PARSE_WORK_FACTOR * chars + PARSE_WORK_FLOOR)
+        self.ast_left = AST_BUDGET
+        self.recent: dict[str, list[tuple[str, Any]]] = {}
+
+
 _work = threading.local()
 
 
-def start_work(chars: int) -> float | None:
+def start_work(chars: int) -> _Account | None:
     """Open the work account of a parse of a ``chars``-long text on this thread; returns the
     account it replaces (for :func:`end_work`)."""
-    outer: float | None = getattr(_work, "left", None)
-    _work.left = float(PARSE_WORK_FACTOR * chars + PARSE_WORK_FLOOR)
+    outer: _Account | None = getattr(_work, "account", None)
+    _work.account = _Account(chars)
     return outer
 
 
-def end_work(outer: float | None) -> None:
-    _work.left = outer
+def end_work(outer: _Account | None) -> None:
+    _work.account = outer
+
+
+def recall(reader: str, text: str, read: Callable[[str], T]) -> T:
+    """``read(text)``, or, when the open parse had ``reader`` read this very text lately, what it
+    gave then (no work done again, none counted again). The dispatch's variants, and a code fence's
+    block beside the text around it, hand the same span to the same reader again; a reading is only
+    looked at, never changed, until one is returned as the parse's calls."""
+    account: _Account | None = getattr(_work, "account", None)
+    if account is None:
+        return read(text)
+    recent = account.recent.setdefault(reader, [])
+    for seen, result in recent:
+        if seen == text:
+            got: T = result
+            return got
+    value = read(text)
+    recent.insert(0, (text, value))
+    del recent[_MEMO:]
+    return value
+
+
+def ast_allowed(chars: int) -> bool:
+    """Whether the open parse may hand ``ast.parse`` a ``chars``-long span (:data:`AST_BUDGET`);
+    counts it when it may. Outside a parse there is no bound."""
+    account: _Account | None = getattr(_work, "account", None)
+    if chars <= AST_SMALL or account is None:
+        return True
+    if chars > account.ast_left:
+        return False
+    account.ast_left -= chars
+    return True
 
 
 def charge(chars: float) -> None:
     """Count ``chars`` of reading against this thread's open parse, if any (a reader called
     outside a parse is not bounded here); raises :class:`ParseWorkExceeded` when none is left."""
-    left: float | None = getattr(_work, "left", None)
-    if left is None:
+    account: _Account | None = getattr(_work, "account", None)
+    if account is None:
         return
-    left -= chars
-    _work.left = left
-    if left < 0:
+    account.left -= chars
+    if account.left < 0:
         raise ParseWorkExceeded(
             f"unreadable: the answer needs more parsing than {PARSE_WORK_FACTOR} passes over it allow"
         )

@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from robustcall.core import ToolSpec
-from robustcall.formats._bounds import charge
+from robustcall.formats._bounds import ast_allowed, charge, recall
 from robustcall.formats._types import Ctx, RawCall
 
 _MAX_ABS = 1e300
@@ -267,7 +267,15 @@ def call_of(node: ast.Call, ctx: Ctx) -> RawCall:
 
 
 def parse_expr(text: str) -> ast.expr | None:
-    """``text`` as one Python expression, ``None`` when it is not one."""
+    """``text`` as one Python expression, ``None`` when it is not one, or when it is long and the
+    parse's ``ast`` budget is spent (:data:`robustcall.formats._bounds.AST_BUDGET`). Within one parse
+    a text handed again lately is not parsed again (:func:`~robustcall.formats._bounds.recall`)."""
+    return recall("ast", text, _parse_expr)
+
+
+def _parse_expr(text: str) -> ast.expr | None:
+    if not ast_allowed(len(text)):
+        return None
     charge(len(text))  # the parse's work bound (formats/_bounds.py)
     try:
         return ast.parse(text, mode="eval").body

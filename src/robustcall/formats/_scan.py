@@ -7,7 +7,7 @@ import re
 from collections.abc import Container
 from typing import Any
 
-from robustcall.formats._bounds import JSON_WORK_DIVISOR, charge
+from robustcall.formats._bounds import JSON_WORK_DIVISOR, charge, recall
 from robustcall.formats._fastpy import read_literal
 from robustcall.formats._pyvalues import literal
 
@@ -199,7 +199,7 @@ def loads_lenient(text: str) -> tuple[bool, Any]:
 
 def python_literal(text: str) -> tuple[bool, Any]:
     """:func:`robustcall.formats._pyvalues.literal`, read by the fast token reader when it can."""
-    fast = read_literal(text)
+    fast = recall("literal", text, read_literal)
     if fast is None:
         return literal(text)
     charge(len(text))  # what literal's parse counts: the same work verdict either way
