@@ -61,7 +61,7 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 
 def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
-    fast = recall("calls", src, _read_calls) if _LIST_HEAD.match(src) is not None else None
+    fast = token_calls(src) if _LIST_HEAD.match(src) is not None else None
     if fast is not None:
         return fast.calls, fast.variant
     if src.startswith("[<"):  # a tag: never a Python expression, with or without colons fixed
@@ -77,6 +77,11 @@ def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         if calls is not None:
             return calls, "bfcl_colon"
     return [], ""
+
+
+def token_calls(src: str) -> FastResult | None:
+    """``read_calls(src)``, counted against the open parse and recalled within it."""
+    return recall("calls", src, _read_calls)
 
 
 def _read_calls(src: str) -> FastResult | None:

@@ -53,8 +53,6 @@ class ParseWorkExceeded(Exception):
     caught at the parser's entry. Not a ``ValueError``: the readers' own handlers let it through."""
 
 
-
-
 AST_BUDGET = 30_000
 """Characters one parse may hand ``ast.parse`` in spans longer than :data:`AST_SMALL`, in all. Past
 it a long span is taken for no expression (as a syntax error would be): ``ast.parse`` costs up to

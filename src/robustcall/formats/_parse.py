@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from robustcall.core import ToolCall, ToolSpec
-from robustcall.formats._bfcl import bfcl_calls, python_calls
+from robustcall.formats._bfcl import bfcl_calls, python_calls, token_calls
 from robustcall.formats._bounds import (
     MAX_CALLS,
     MAX_NESTING,
@@ -25,11 +25,11 @@ from robustcall.formats._bounds import (
     start_work,
 )
 from robustcall.formats._canonical import canonical_calls
-from robustcall.formats._fastpy import read_flat, read_tokens
+from robustcall.formats._fastpy import read_flat
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._pyvalues import has_bare, resolve_args
 from robustcall.formats._react import adhoc_calls, react_calls
-from robustcall.formats._scan import fenced_blocks, strip_think
+from robustcall.formats._scan import fenced_blocks, only_fence, strip_think
 from robustcall.formats._tags import tag_calls
 from robustcall.formats._types import MISSING, Ctx, OutputFormat, ParseResult, RawCall
 
@@ -77,24 +77,32 @@ def parse_tool_calls(
     ``ParseResult.refused``.
     """
     why = refusal(text)
-    if why is None:
-        outer = start_work(len(text))
-        try:
-            got = _parse_tool_calls(text, fmt, tools, report)
-        except READ_ERRORS as exc:
-            why = f"unreadable: {type(exc).__name__}: {str(exc)[:200]}"
-        except ParseWorkExceeded as exc:
-            why = str(exc)
-        else:
-            # a value nests no deeper than the text has openers; past that, JSON decoded out of
-            # strings may nest deeper than the text's own brackets
-            if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
-                return got
-            why = calls_refusal([c.arguments for c in got.calls])
-            if why is None:
-                return got
-        finally:
-            end_work(outer)
+    if why is not None:
+        return ParseResult([], None, [why], refused=why)
+    outer = start_work(len(text))
+    try:
+        return _bounded_parse(text, fmt, tools, report)
+    finally:
+        end_work(outer)
+
+
+def _bounded_parse(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report: bool) -> ParseResult:
+    """:func:`parse_tool_calls` of a text within the length and depth bounds, in its open work account."""
+    try:
+        got = _parse_tool_calls(text, fmt, tools, report)
+    except READ_ERRORS as exc:
+        why = f"unreadable: {type(exc).__name__}: {str(exc)[:200]}"
+    except ParseWorkExceeded as exc:
+        why = str(exc)
+    else:
+        # a value nests no deeper than the text has openers; past that, JSON decoded out of
+        # strings may nest deeper than the text's own brackets
+        if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+            return got
+        refused = calls_refusal([c.arguments for c in got.calls])
+        if refused is None:
+            return got
+        why = refused
     return ParseResult([], None, [why], refused=why)
 
 
@@ -119,7 +127,10 @@ def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report:
     body = strip_think(text)
     if not body.strip():
         return ParseResult([], None, [])
-    candidates = [*fenced_blocks(body), body]
+    fence = only_fence(body)
+    # the text whose "no call" is the format's own: the fence's contents when the text is one fence
+    main = body if fence is None else fence
+    candidates = [*fenced_blocks(body), body] if fence is None else [fence]
     try:
         order = DISPATCH.get(fmt, DISPATCH["json"])
         for variant in order:
@@ -128,7 +139,7 @@ def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report:
                 if raw:
                     check_call_count(len(raw))
                     return ParseResult([_finish(c, ctx) for c in raw], name, ctx.dropped)
-                if name and variant is order[0] and cand is body:
+                if name and variant is order[0] and cand is main:
                     return ParseResult([], name, ctx.dropped)  # the format's own "no call", e.g. "[]"
                 del ctx.dropped[:]  # what a variant that found nothing could not read is no news
     except RecursionError:
@@ -207,12 +218,21 @@ def read_tool_calls_shared(
         if canonical is not None and text.count("[") + text.count("{") <= MAX_NESTING:
             return _bounded(canonical[0]), True  # read by name keys only: no tool list reaches them
         if s is not None and refusal(text) is None:
+            # one work account for the token reading and the parse after it, which recalls it
+            outer = start_work(len(text))
             try:
-                got = _token_bfcl(s)
-            except READ_ERRORS:
-                got = None
-            if got is not None:
-                return _bounded(got), True
+                try:
+                    got = _token_bfcl(s)
+                except READ_ERRORS:  # parse_tool_calls says why
+                    got = None
+                except ParseWorkExceeded:
+                    got = None
+                if got is not None:
+                    return _bounded(got), True
+                parsed = _bounded_parse(text, fmt, tools, False)
+            finally:
+                end_work(outer)
+            return [(c.name, c.arguments) for c in parsed.calls], "(" not in text and "{" not in text
     calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools, report=False).calls]
     return calls, "(" not in text and "{" not in text
 
@@ -227,7 +247,7 @@ def _token_bfcl(s: str) -> list[tuple[str, dict[str, Any]]] | None:
     read by the token reader; ``None`` when it declines."""
     if s == "[]":
         return []
-    fast = read_tokens(s)
+    fast = token_calls(s)
     if fast is not None:
         out = []
         for c in fast.calls:

@@ -111,6 +111,16 @@ def fenced_blocks(text: str) -> list[str]:
     return [m.group(2) for m in _FENCE.finditer(text)]
 
 
+def only_fence(text: str) -> str | None:
+    """The contents of the one code fence ``text`` is, blanks around it aside (closed or not);
+    ``None`` when it is anything else. Reading such a text besides its contents reads nothing more."""
+    s = text.strip()
+    if not s.startswith("```"):
+        return None
+    m = _FENCE.match(s)
+    return m.group(2) if m is not None and m.end() == len(s) else None
+
+
 def strip_think(text: str) -> str:
     """Text without ``<think>…</think>`` reasoning blocks (which often quote example calls)."""
     if "<think>" not in text and "<THINK>" not in text:
