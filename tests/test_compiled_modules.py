@@ -27,7 +27,7 @@ COMPILED = [name.replace(".", "/") for name in _native.COMPILED_MODULES]
 
 
 def test_setup_compiles_the_listed_modules() -> None:
-    assert "robustcall/score/_batch" in COMPILED and len(COMPILED) == 7
+    assert "robustcall/score/_batch" in COMPILED and len(COMPILED) == 8
     assert all((REPO / "src" / f"{path}.py").is_file() for path in COMPILED)
     assert "_native.py" in (REPO / "setup.py").read_text()  # setup.py reads the list, not a copy
 
@@ -64,7 +64,7 @@ def test_the_check_fires_on_a_tree_with_one_extension_missing(tmp_path: Path) ->
         [sys.executable, "-m", "robustcall.cli.main", "--version"], env=env, capture_output=True, text=True, timeout=120
     )
     assert version.returncode == 0, version.stderr
-    assert re.fullmatch(r"robustcall \S+ \(scoring path: (compiled [0-6]/7 \(.*|pure Python \(.*)\)\n", version.stdout)
+    assert re.fullmatch(r"robustcall \S+ \(scoring path: (compiled [0-7]/8 \(.*|pure Python \(.*)\)\n", version.stdout)
     assert "score._batch" in version.stdout or "pure Python" in version.stdout
 
     check = subprocess.run(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from robustcall.formats._scan import _scan_from
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
@@ -60,3 +62,45 @@ def test_the_regex_scanner_agrees_with_a_character_loop() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
         for start in range(len(text)):
             assert _scan_from(text, start) == _scan_loop(text, start), (text, start)
+
+
+def _json_values_one_by_one(text: str) -> list[object]:
+    """json_values as it read before it skipped runs of unclosed openers: every opener in turn."""
+    from robustcall.formats._scan import _OPEN, balanced, decode_object
+
+    out: list[object] = []
+    i = 0
+    while (m := _OPEN.search(text, i)) is not None:
+        j = m.start()
+        got = decode_object(text, j) if balanced(text, j) is not None else None
+        if got is None:
+            i = j + 1
+            continue
+        out.append(got[0])
+        i = got[1]
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning", "ignore::DeprecationWarning")  # literals of junk
+def test_json_values_skips_only_openers_that_do_not_close() -> None:
+    from robustcall.formats._scan import json_values
+
+    rng = random.Random(30)
+    units = ['{"a": 1}', "[1, 2]", "{", "[", "}", "]", '"', "'", "\\", "\n", "x", " ", '"[1]"', "'{'", "[[", "{{"]
+    for _ in range(400):
+        text = "".join(rng.choice(units) for _ in range(rng.randrange(500, 900)))  # long: the skipping path
+        assert len(text) > 512
+        expected = _json_values_one_by_one(text)
+        assert json_values(text) == expected, text
+
+
+def test_json_values_reads_what_hides_in_a_string_after_unclosed_openers() -> None:
+    from robustcall.formats._scan import json_values
+
+    for text in (
+        "[" * 300 + ' "[1]" ' + "{" * 300,  # a value inside what the first scan took for a string
+        "{" * 300 + "'x {\"a\": 1} y\n" + "[" * 300 + "[2]",  # ... and one that closes after the run
+        "[" * 600 + "x" + "[3]" + "[" * 10,
+    ):
+        assert json_values(text) == _json_values_one_by_one(text), text[:80]
+        assert json_values(text)  # each has a value to find

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Container
@@ -40,7 +41,7 @@ def balanced(text: str, start: int) -> int | None:
             return got if got > 0 else None
     if len(table.passes) >= _MAX_PASSES:
         return None
-    ends = _scan_from(text, start)
+    ends = _scan_from(text, start, table.strings if not table.passes else None)
     table.passes.append(ends)
     got = ends[start]
     return got if got > 0 else None
@@ -50,11 +51,29 @@ _MAX_PASSES = 8
 
 
 class _Table:
-    __slots__ = ("passes", "text")
+    __slots__ = ("closing", "passes", "strings", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.passes: list[dict[int, int]] = []
+        self.closing: list[int] | None = None  # the first pass's openers whose span closes, ascending
+        self.strings: list[int] = []  # where the first pass's strings start, ascending
+
+
+def next_opener_that_may_close(text: str, j: int) -> int:
+    """Where to look for the next opener after ``j``, an opener whose span does not close, such that
+    every opener skipped does not close either (as :func:`balanced` says): when one scan has been
+    made, the next opener that scan saw close, or the next string it stepped over (openers inside it
+    need their own scan), whichever comes first; else ``j + 1``. Lets the callers that try every
+    opener skip a run of ten thousand unclosed ones in one step."""
+    table = _table(text)
+    if len(table.passes) != 1 or table.passes[0].get(j) != -1:
+        return j + 1
+    if table.closing is None:
+        table.closing = sorted(k for k, end in table.passes[0].items() if end > 0)
+    closing = table.closing[bisect.bisect_right(table.closing, j) :][:1]
+    string = table.strings[bisect.bisect_right(table.strings, j) :][:1]
+    return min([*closing, *string, len(text)])
 
 
 _last: _Table = _Table("")
@@ -64,9 +83,12 @@ def _table(text: str) -> _Table:
     """The bracket table of ``text`` (one text remembered: the callers work on one text at a time)."""
     global _last
     table = _last
-    if table.text is not text and table.text != text:
-        table = _Table(text)
-        _last = table
+    if table.text is not text:
+        if table.text != text:
+            table = _Table(text)
+            _last = table
+        else:  # the same text in another string object: keep this one, so the next check is `is`
+            table.text = text
     return table
 
 
@@ -76,9 +98,10 @@ it unclosed, an apostrophe in prose, or to the end of the text; a backslash esca
 follows it) or a bracket. Everything else is stepped over by the regex engine."""
 
 
-def _scan_from(text: str, start: int) -> dict[int, int]:
+def _scan_from(text: str, start: int, strings: list[int] | None = None) -> dict[int, int]:
     """Scanning from ``start``: every opener reached outside a string -> the end of its span, or
-    ``-1`` where a scan from it returns ``None`` (a mismatched closer or the end of the text)."""
+    ``-1`` where a scan from it returns ``None`` (a mismatched closer or the end of the text).
+    Where each string it steps over starts is appended to ``strings``, when given."""
     ends: dict[int, int] = {}
     stack: list[int] = []
     want: list[str] = []
@@ -86,6 +109,8 @@ def _scan_from(text: str, start: int) -> dict[int, int]:
         i = m.start()
         c = text[i]
         if c == '"' or c == "'":
+            if strings is not None:
+                strings.append(i)
             continue
         if c in _CLOSE:
             stack.append(i)
@@ -180,7 +205,7 @@ def json_values(text: str, skip: Container[int] = ()) -> list[Any]:
             break
         j = m.start()
         if long and balanced(text, j) is None:  # the common failure, without decode_object's call
-            i = j + 1
+            i = next_opener_that_may_close(text, j)
             continue
         got = decode_object(text, j)
         if got is None:
