@@ -99,7 +99,7 @@ def test_json_values_reads_what_hides_in_a_string_after_unclosed_openers() -> No
 
     for text in (
         "[" * 300 + ' "[1]" ' + "{" * 300,  # a value inside what the first scan took for a string
-        "{" * 300 + "'x {\"a\": 1} y\n" + "[" * 300 + "[2]",  # ... and one that closes after the run
+        "{" * 300 + '\'x {"a": 1} y\n' + "[" * 300 + "[2]",  # ... and one that closes after the run
         "[" * 600 + "x" + "[3]" + "[" * 10,
     ):
         assert json_values(text) == _json_values_one_by_one(text), text[:80]
