@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from robustcall.formats._bounds import check_call_count
 from robustcall.formats._pyvalues import BareName
 from robustcall.formats._types import RawCall
 
@@ -121,6 +122,7 @@ def read_tokens(text: str) -> FastResult | None:
                 if sep == "(" and _NAME.fullmatch(t) is not None:
                     call, c = _call(t, nxt)
                     calls.append(call)
+                    check_call_count(len(calls))  # stop reading at the bound
                     colon = colon or c
                     t = nxt()
                 elif sep == "=" and _NAME.fullmatch(t) is not None:
@@ -453,8 +455,8 @@ def _kwlist(key: str, nxt: Next, calls: list[RawCall]) -> str:
     cur_name: str | None = None
     cur_args: dict[str, Any] | None = None
     while True:
-        if not key.isidentifier():
-            raise _Bail
+        if not key.isidentifier() or (key not in _KW_NAME and key not in _KW_ARGS):
+            raise _Bail  # before its value is read: a long value of another key is no call
         val = _value(nxt(), nxt)
         if key in _KW_NAME and isinstance(val, str):
             if cur_name is not None:

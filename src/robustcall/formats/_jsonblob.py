@@ -34,8 +34,9 @@ def calls_from_value(value: Any, ctx: Ctx) -> list[RawCall]:
     if isinstance(value, list):
         out: list[RawCall] = []
         for item in value:
-            out.extend(calls_from_value(item, ctx))
-            check_call_count(len(out))
+            if isinstance(item, list | dict):  # a scalar describes no call
+                out.extend(calls_from_value(item, ctx))
+                check_call_count(len(out))
         return out
     if not isinstance(value, dict):
         return []

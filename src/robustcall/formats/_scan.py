@@ -193,12 +193,14 @@ def decode_object(text: str, start: int) -> tuple[Any, int] | None:
     return value, stop
 
 
-def json_values(text: str, skip: Container[int] = ()) -> list[Any]:
+def json_values(text: str, skip: Container[int] = (), start: int = 0) -> list[Any]:
     """Top-level JSON objects / arrays embedded in ``text``, left to right; a value that starts at
-    an index in ``skip`` is stepped over (not returned, and nothing inside it either)."""
+    an index in ``skip`` is stepped over (not returned, and nothing inside it either). With
+    ``start``, those of ``text[start:]``, read in place (a scan only ever reads forward, so each
+    bracket's span is the same in the suffix and in the whole text)."""
     out: list[Any] = []
-    i = 0
-    long = len(text) > _DECODE_DIRECT
+    i = start
+    long = len(text) - start > _DECODE_DIRECT
     while True:
         m = _OPEN.search(text, i)
         if m is None:

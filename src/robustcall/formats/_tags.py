@@ -31,6 +31,7 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
         if after is None:
             pos = m.end()
             continue
+        suffix: int | None = None  # where the body starts, when it is the rest of the text
         if self_closing:
             body, pos = "", after
         else:
@@ -45,6 +46,7 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
                 stop = nxt.start()
             body = text[after:stop]
             pos = cm.end() if cm is not None and cm.start() == stop else stop
+            suffix = after if stop == len(text) else None
         if tag == "tool" and not attrs and body.strip() and body.strip()[0] not in "{[":
             name = body.strip().strip("`'\"")
             args: dict[str, Any] = {}
@@ -58,10 +60,14 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
                     pos = got[1]
             out.append(RawCall(name, args))
             continue
-        out.extend(_calls_of_block(attrs, body, ctx))
+        # an unclosed last tag's body is the rest of the text: its JSON values are read in place,
+        # where the JSON reader's scan of the whole text finds them again (a copy is scanned anew)
+        out.extend(_calls_of_block(attrs, body, ctx, text, suffix))
 
 
-def _calls_of_block(attrs: dict[str, Any], body: str, ctx: Ctx) -> list[RawCall]:
+def _calls_of_block(
+    attrs: dict[str, Any], body: str, ctx: Ctx, text: str = "", suffix: int | None = None
+) -> list[RawCall]:
     name = next((str(attrs[k]) for k in _ATTR_NAME_KEYS if isinstance(attrs.get(k), str)), None)
     if name is not None:
         if any(k in attrs for k in PARAM_KEYS):
@@ -78,7 +84,7 @@ def _calls_of_block(attrs: dict[str, Any], body: str, ctx: Ctx) -> list[RawCall]
         ctx.drop(f"{name}: tag body is not a JSON object: {s[:80]!r}")
         return [RawCall(name, {})]
     calls: list[RawCall] = []
-    for value in json_values(body):
+    for value in json_values(text, start=suffix) if suffix is not None else json_values(body):
         calls.extend(calls_from_value(value, ctx))
     if not calls and body.strip():
         calls, _ = bfcl_calls(body, ctx)
