@@ -511,9 +511,9 @@ def _value(t: str, nxt: Next) -> Any:
         if t == "}":
             return d
         while True:
+            if t[:1] == "[" or t[:1] == "{":
+                raise _Bail  # an unhashable key: declined before it is read
             k = _value(t, nxt)
-            if isinstance(k, list | dict):
-                raise _Bail
             if nxt() != ":":
                 raise _Bail
             d[k] = _value(nxt(), nxt)
@@ -598,9 +598,11 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         if toks[i] == "}":
             return d, i + 1
         while True:
+            if toks[i][:1] == "[" or toks[i][:1] == "{":
+                raise _Bail  # an unhashable key: declined before it is read
             k, i = _literal(toks, i, depth)
             if isinstance(k, list | dict) or toks[i] != ":":
-                raise _Bail
+                raise _Bail  # a call's value is a dict: unhashable too
             d[k], i = _literal(toks, i + 1, depth)
             i = _after_item(toks, i, "}")
             if i < 0:

@@ -77,7 +77,7 @@ def _calls_of_block(
             return [RawCall(name, {})]
         ok, value = loads_lenient(s)
         if not ok:
-            values = json_values(s)
+            values = json_values(text, start=suffix) if suffix is not None else json_values(s)
             ok, value = (True, values[0]) if values else (False, None)
         if ok and isinstance(value, dict):
             return [RawCall(name, _args_from_body(value, name))]
