@@ -97,3 +97,29 @@ def test_more_calls_than_the_bound_are_refused_in_every_reader(render: Callable[
             "unreadable: the answer has more than 1,000 calls; the parser reads at most 1,000"
         ), fmt
         assert read_tool_calls(past, fmt) == []
+
+
+def test_a_long_parse_pauses_the_cyclic_gc_and_restores_it() -> None:
+    import gc
+
+    long_text = PATHOLOGICAL["call_list"](bounds.GC_PAUSE_CHARS)
+    seen: list[bool] = []
+    real = bounds.check_call_count
+
+    def spy(n: int) -> None:
+        seen.append(gc.isenabled())
+        real(n)
+
+    assert gc.isenabled()
+    try:
+        bounds_check = "robustcall.formats._jsonblob.check_call_count"  # a module never compiled
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(bounds_check, spy)
+            parse_tool_calls(long_text, "json")
+        assert seen and not any(seen)  # paused while the calls were counted
+        assert gc.isenabled()  # and back on after
+        gc.disable()  # a caller that paused it (the batch scorer) keeps it paused
+        parse_tool_calls(long_text, "json")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
