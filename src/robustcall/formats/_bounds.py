@@ -1,4 +1,4 @@
-"""Bounds on what the parser reads: model text is hostile input (docs/scoring.md, "Bounds: model text is hostile input").
+"""Bounds on what the parser reads: model text is hostile input (docs/scoring.md, "Bounds").
 
 A text longer than :data:`MAX_PARSE_CHARS` characters, or with brackets nested deeper than
 :data:`MAX_NESTING` levels, is not parsed: it yields no calls and a reason, and the record is a
