@@ -33,8 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
 
-from fuzz_inputs import CANARY_FILE, PATHOLOGICAL, one_input
-from test_fuzz import _Canary, _sample, check
+from fuzz_inputs import CANARY_FILE, PATHOLOGICAL, Canary, check, fuzz_sample, one_input
 
 from robustcall.score import SampleScorer
 
@@ -46,9 +45,9 @@ def run_chunk(args: tuple[int, int, int, float]) -> dict[str, Any]:
     """Inputs ``[start, start + size)`` of the stream seeded with ``seed`` (its own sub-seed)."""
     seed, start, size, limit_s = args
     warnings.simplefilter("ignore")
-    canary = _Canary()
+    canary = Canary()
     sys.meta_path.insert(0, canary)
-    scorers = {fmt: SampleScorer(_sample(fmt)) for fmt in FORMATS}
+    scorers = {fmt: SampleScorer(fuzz_sample(fmt)) for fmt in FORMATS}
     rng = random.Random(f"{seed}:{start}")
     errors: list[str] = []
     slow: list[tuple[float, str, int, str]] = []
@@ -79,7 +78,7 @@ def run_chunk(args: tuple[int, int, int, float]) -> dict[str, Any]:
 def shapes_table(repeat: int, limit_s: float) -> list[str]:
     """Print each pathological shape's CPU ms per format at 99 KB; returns the shapes over the limit."""
     warnings.simplefilter("ignore")
-    scorers = {fmt: SampleScorer(_sample(fmt)) for fmt in FORMATS}
+    scorers = {fmt: SampleScorer(fuzz_sample(fmt)) for fmt in FORMATS}
     print(f"{'shape (99 KB)':24s}" + "".join(f"{fmt:>11s}" for fmt in FORMATS) + "   CPU ms, least of", repeat)
     over: list[str] = []
     for name in sorted(PATHOLOGICAL):

@@ -1,13 +1,22 @@
-"""Generated hostile model answers for the parser fuzz test (tests/formats/test_fuzz.py) and the
-large fuzz run (benchmarks/fuzz_parser.py): fragments of every output format, broken and nested,
+"""Generated hostile model answers, and how one is parsed, scored and timed, for the parser fuzz test
+(tests/formats/test_fuzz.py) and the large fuzz run (benchmarks/fuzz_parser.py, which runs without
+pytest): fragments of every output format, broken and nested,
 big numbers, and payloads that would leave a trace if anything ever executed them."""
 
 from __future__ import annotations
 
+import importlib.abc
 import random
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec
+from robustcall.formats import parse_tool_calls, read_tool_calls
+from robustcall.score import SampleScorer
 
 CANARY_MODULE = "robustcall_fuzz_canary"
 """A module name only an executed payload would import (the fuzz run watches imports)."""
@@ -137,3 +146,50 @@ def inputs(seed: int, n: int) -> list[tuple[str, str]]:
     """``n`` (text, output format) pairs from ``seed`` (the same seed gives the same list)."""
     rng = random.Random(seed)
     return [(one_input(rng), rng.choice(_FORMATS)) for _ in range(n)]
+
+
+class Canary(importlib.abc.MetaPathFinder):
+    """Records any attempt to import the canary module (only executed model text would)."""
+
+    def __init__(self) -> None:
+        self.hits: list[str] = []
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> Any:
+        if fullname.split(".")[0] == CANARY_MODULE:
+            self.hits.append(fullname)
+        return None
+
+
+def fuzz_sample(fmt: str) -> Sample:
+    tool = ToolSpec(
+        name="f",
+        description="f.",
+        parameters={"type": "dict", "properties": {"a": {"type": "integer", "description": "a"}}, "required": ["a"]},
+    )
+    return Sample(
+        id=f"fuzz_{fmt}",
+        benchmark="bfcl_v3",
+        category="simple",
+        source=SourceInfo(original_id="fuzz", benchmark="bfcl_v3"),
+        conversation=[Message(role="user", content="call f")],
+        tools=[tool],
+        golden_answers=[GoldenAnswer(name="f", parameters={"a": 1}, acceptable={"a": [1]})],
+        eval_config=EvalConfig(method="bfcl_ast", output_format=fmt),  # type: ignore[arg-type]
+    )
+
+
+def check(text: str, fmt: Any, scorers: dict[str, SampleScorer]) -> float:
+    """Parse and score one input; returns the CPU seconds it took (this process's CPU time, so that
+    other work on a shared machine does not count; raises whatever the parser raises).
+    BFCL text goes through the batch scorer's reader (its fast paths first), the rest through
+    ``parse_tool_calls``."""
+    t0 = time.process_time()
+    scorer = scorers[fmt]
+    if fmt == "bfcl":
+        calls = read_tool_calls(text, fmt, scorer.sample.tools)
+    else:
+        got = parse_tool_calls(text, fmt, scorer.sample.tools)
+        assert not (got.refused and got.calls)
+        calls = [(c.name, c.arguments) for c in got.calls]
+    scorer.judge(text, calls)
+    return time.process_time() - t0

@@ -5,18 +5,12 @@ goal per input, is benchmarks/fuzz_parser.py (same generator)."""
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
-import time
-from collections.abc import Iterator, Sequence
-from types import ModuleType
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from fuzz_inputs import CANARY_FILE, CANARY_MODULE, inputs
+from fuzz_inputs import CANARY_FILE, Canary, check, fuzz_sample, inputs
 
-from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec
-from robustcall.formats import parse_tool_calls, read_tool_calls
 from robustcall.score import SampleScorer
 
 SEED = 22
@@ -26,22 +20,10 @@ LIMIT_S = 2.0
 shared machine under load up to twice that): the 50 ms goal is benchmarks/fuzz_parser.py's."""
 
 
-class _Canary(importlib.abc.MetaPathFinder):
-    """Records any attempt to import the canary module (only executed model text would)."""
-
-    def __init__(self) -> None:
-        self.hits: list[str] = []
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> Any:
-        if fullname.split(".")[0] == CANARY_MODULE:
-            self.hits.append(fullname)
-        return None
-
-
 @pytest.fixture()
-def canary() -> Iterator[_Canary]:
+def canary() -> Iterator[Canary]:
     CANARY_FILE.unlink(missing_ok=True)
-    finder = _Canary()
+    finder = Canary()
     sys.meta_path.insert(0, finder)
     try:
         yield finder
@@ -49,44 +31,9 @@ def canary() -> Iterator[_Canary]:
         sys.meta_path.remove(finder)
 
 
-def _sample(fmt: str) -> Sample:
-    tool = ToolSpec(
-        name="f",
-        description="f.",
-        parameters={"type": "dict", "properties": {"a": {"type": "integer", "description": "a"}}, "required": ["a"]},
-    )
-    return Sample(
-        id=f"fuzz_{fmt}",
-        benchmark="bfcl_v3",
-        category="simple",
-        source=SourceInfo(original_id="fuzz", benchmark="bfcl_v3"),
-        conversation=[Message(role="user", content="call f")],
-        tools=[tool],
-        golden_answers=[GoldenAnswer(name="f", parameters={"a": 1}, acceptable={"a": [1]})],
-        eval_config=EvalConfig(method="bfcl_ast", output_format=fmt),  # type: ignore[arg-type]
-    )
-
-
-def check(text: str, fmt: Any, scorers: dict[str, SampleScorer]) -> float:
-    """Parse and score one input; returns the CPU seconds it took (this process's CPU time, so that
-    other work on a shared machine does not count; raises whatever the parser raises).
-    BFCL text goes through the batch scorer's reader (its fast paths first), the rest through
-    ``parse_tool_calls``."""
-    t0 = time.process_time()
-    scorer = scorers[fmt]
-    if fmt == "bfcl":
-        calls = read_tool_calls(text, fmt, scorer.sample.tools)
-    else:
-        got = parse_tool_calls(text, fmt, scorer.sample.tools)
-        assert not (got.refused and got.calls)
-        calls = [(c.name, c.arguments) for c in got.calls]
-    scorer.judge(text, calls)
-    return time.process_time() - t0
-
-
 @pytest.mark.filterwarnings("ignore::SyntaxWarning", "ignore::DeprecationWarning")  # ast.parse on junk
-def test_fuzzed_answers_never_raise_stall_or_execute(canary: _Canary) -> None:
-    scorers = {fmt: SampleScorer(_sample(fmt)) for fmt in ("bfcl", "tool_call", "react", "json")}
+def test_fuzzed_answers_never_raise_stall_or_execute(canary: Canary) -> None:
+    scorers = {fmt: SampleScorer(fuzz_sample(fmt)) for fmt in ("bfcl", "tool_call", "react", "json")}
     slow: list[tuple[float, str]] = []
     for text, fmt in inputs(SEED, N):
         took = check(text, fmt, scorers)
