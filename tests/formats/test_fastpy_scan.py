@@ -90,7 +90,8 @@ def test_the_scanner_reads_what_the_regexes_read_on_random_texts() -> None:
             raised += 1
         else:
             read += 1
-    assert read > 10_000 and declined > 10_000 and raised > 100  # every outcome well covered
+    # every outcome well covered (a call of True, None or False, a quarter of the calls, is declined)
+    assert read > 7_000 and declined > 10_000 and raised > 100
 
 
 def test_the_scanner_reads_what_the_regexes_read_on_the_examples() -> None:
@@ -134,3 +135,23 @@ def test_the_embedded_list_scan_finds_what_the_regex_finds() -> None:
         assert embedded_list(text, start, end) is want, (text, start, end)
         found += want
     assert 1_000 < found < 39_000  # both outcomes well covered
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        ("[f(a=if)]", []),  # a keyword is no value: Python's parser refuses the answer, as upstream's does
+        ("[f(if=1)]", []),
+        ("[if(a=1)]", []),
+        ("[f(a=[1, else])]", []),
+        ("[f(a=ｘ)]", [("f", {"a": "x"})]),  # ast folds a non-ASCII name to NFKC: so do we
+        ("[f(ｘ=1)]", [("f", {"x": 1})]),
+        ("[f(a=1, a=2)]", [("f", {"a": 2})]),  # the parser keeps both; the last wins, as upstream
+        ("[f(a=True, b=None, c=x, d=iff)]", [("f", {"a": True, "b": None, "c": "x", "d": "iff"})]),
+    ],
+)
+def test_the_fast_readers_read_names_as_pythons_parser_does(text: str, calls: list[object]) -> None:
+    from robustcall.formats import parse_tool_calls, read_tool_calls
+
+    assert read_tool_calls(text, "bfcl") == calls
+    assert [(c.name, c.arguments) for c in parse_tool_calls(text, "bfcl").calls] == calls

@@ -27,26 +27,35 @@ from robustcall.formats._bounds import check_call_count
 from robustcall.formats._pyvalues import BareName
 from robustcall.formats._types import RawCall
 
+_KEYWORDS = frozenset(keyword.kwlist)
+"""Names that are no Python name (``if``, ``True``...): a text using one as a name is no expression."""
+_NOT_KEYWORD = r"(?!(?:" + "|".join(sorted(_KEYWORDS)) + r")(?![A-Za-z0-9_]))"
+"""Before a name in the flat patterns: it is not a keyword (``ast`` refuses ``f(if=1)``, ``f(a=if)``)."""
+_NAME_RE = _NOT_KEYWORD + r"[A-Za-z_][A-Za-z0-9_]*+"
+_DOTTED_RE = _NAME_RE + r"(?:\." + _NAME_RE + r")*+"
 _TOKENS = re.compile(r"""'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'?+|"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"?+|[^\s'"\[\](){}:,=]++|\S""")
 """A string (an unclosed one, up to its line's end, is a token the readers refuse: matching it keeps
 the scan linear), a run of other characters, or one punctuation character."""
 _FLAT_SCALAR = (
     r"""'[^'\\\n]*+'|"[^"\\\n]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|"""
-    + r"""(?!(?:true|false|null)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"""
+    + r"""(?!(?:true|false|null)(?![A-Za-z0-9_]))(?:True|False|None|"""
+    + _NAME_RE
+    + r""")(?![A-Za-z0-9_])"""
 )
 """A flat scalar: a plain string, a decimal number, or a name other than bare ``true`` / ``false`` /
 ``null`` (those are decided by the parameter's schema, on the ``ast`` path: ``_pyvalues.resolve_bare``)."""
 _FLAT_ITEM = r"(?:" + _FLAT_SCALAR + r")\s*+"
 _FLAT_VALUE = _FLAT_SCALAR + r"|\[\s*+(?:" + _FLAT_ITEM + r"(?:,\s*+" + _FLAT_ITEM + r")*+,?+\s*+)?\]"
 """A flat value: a scalar, or a one-level list of scalars (``[1.0, 3.0]``, ``['a', b]``, ``[]``)."""
-_FLAT_ARG = r"[A-Za-z_][A-Za-z0-9_]*+\s*+=\s*+(?:" + _FLAT_VALUE + r")\s*+"
+_FLAT_ARG = _NAME_RE + r"\s*+=\s*+(?:" + _FLAT_VALUE + r")\s*+"
 _FLAT_CALL = (
-    r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+\s*+\(\s*+"
+    _DOTTED_RE + r"\s*+\(\s*+"
     r"(?:" + _FLAT_ARG + r"(?:,\s*+" + _FLAT_ARG + r")*+,?+\s*+)?\)\s*+"
 )
 _FLAT = re.compile(r"\[\s*+" + _FLAT_CALL + r"(?:,\s*+" + _FLAT_CALL + r")*+,?+\s*+\]")
 """The whole text is a flat call list: ``[f(a='x', b=1), g.h(c=[True, 2])]`` (ASCII names)."""
 _FLAT_UNITS = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*+)\s*+\(|([A-Za-z_][A-Za-z0-9_]*+)\s*+=\s*+(" + _FLAT_VALUE + ")")
+# (a text _FLAT matched has no keyword as a name, so the units need not say so again)
 """In a flat call list: a call head ``(name, "", "")`` or an argument ``("", key, value)``."""
 _FLAT_ITEMS = re.compile(_FLAT_SCALAR)
 """The items of a flat list value (in a validated list, every match is one whole item)."""
@@ -55,12 +64,12 @@ _GROUP_ARGS = 8
 
 
 def _group_args(n: int) -> str:
-    arg = r"([A-Za-z_][A-Za-z0-9_]*+)\s*+=\s*+(" + _FLAT_VALUE + r")\s*+"
+    arg = r"(" + _NAME_RE + r")\s*+=\s*+(" + _FLAT_VALUE + r")\s*+"
     return arg + (r"(?:,\s*+" + _group_args(n - 1) + ")?" if n > 1 else "")
 
 
 _GROUP_CALL = (
-    r"([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)\s*+\(\s*+"
+    r"(" + _DOTTED_RE + r")\s*+\(\s*+"
     r"(?:" + _group_args(_GROUP_ARGS) + r",?+\s*+)?\)\s*+"
 )
 _FLAT_GROUPS = re.compile(r"\[\s*+" + _GROUP_CALL + r"(?:,\s*+" + _GROUP_CALL + r")?+,?+\s*+\]")
@@ -78,8 +87,6 @@ _BARE = frozenset({"true", "false", "null"})
 _KW_NAME = frozenset({"func_name", "function_name", "name", "function", "tool_name", "tool"})
 _KW_ARGS = frozenset({"params", "parameters", "arguments", "args"})
 _PUNCT = frozenset("[](){}:,=")
-_KEYWORDS = frozenset(keyword.kwlist)
-"""Names that are no Python name (``if``, ``True``...): a text using one as a name is no expression."""
 
 Next = Callable[[], str]
 
@@ -119,7 +126,7 @@ def read_tokens(text: str) -> FastResult | None:
         if t != "]":
             while True:
                 sep = nxt()
-                if sep == "(" and _NAME.fullmatch(t) is not None:
+                if sep == "(" and _plain_name(t):
                     call, c = _call(t, nxt)
                     calls.append(call)
                     check_call_count(len(calls))  # stop reading at the bound
@@ -316,7 +323,12 @@ def _scan_scalar(s: str, i: int, n: int, out: _Scalar) -> None:
     v = s[i:j]
     if v in _BARE:  # true / false / null: decided by the schema, on the ast path
         return
-    out.value = _CONST.get(v, v)
+    if v in _CONST:
+        out.value = _CONST[v]
+    elif v in _KEYWORDS:  # f(a=if): a SyntaxError to Python
+        return
+    else:
+        out.value = v
     out.end = j
 
 
@@ -339,6 +351,8 @@ def _scan_flat(s: str) -> list[tuple[str, dict[str, Any]]] | None:
             if e < 0:
                 return None
         name = s[i:e]
+        if not _plain_name(name):  # a keyword in it
+            return None
         i = _skip_ws(s, e, n)
         if i >= n or ord(s[i]) != 40:  # (
             return None
@@ -350,6 +364,8 @@ def _scan_flat(s: str) -> list[tuple[str, dict[str, Any]]] | None:
                 if e < 0:
                     return None
                 key = s[i:e]
+                if key in _KEYWORDS:  # f(if=1): a SyntaxError to Python
+                    return None
                 i = _skip_ws(s, e, n)
                 if i >= n or ord(s[i]) != 61:  # =
                     return None
@@ -424,6 +440,8 @@ def _call(name: str, nxt: Next) -> tuple[RawCall, bool]:
     while True:
         sep = nxt()
         if (sep == "=" or sep == ":") and t.isidentifier():
+            if not _plain_name(t):  # a keyword, or non-ASCII (ast folds it to NFKC)
+                raise _Bail
             if sep == ":":
                 colon = True
             v = nxt()
@@ -538,7 +556,7 @@ def _value(t: str, nxt: Next) -> Any:
         return int(t)
     if t in _CONST:
         return _CONST[t]
-    if "." in t or not t.isidentifier():
+    if "." in t or not _plain_name(t):  # dotted, a keyword, or non-ASCII (ast folds it to NFKC)
         raise _Bail
     if t in _BARE:  # decided by the parameter's schema once the call is known (resolve_bare)
         return BareName(t)
