@@ -351,7 +351,7 @@ def _scan_flat(s: str) -> list[tuple[str, dict[str, Any]]] | None:
             if e < 0:
                 return None
         name = s[i:e]
-        if not _plain_name(name):  # a keyword in it
+        if _has_keyword(name):  # if(...), True(...): not a call Python reads as one
             return None
         i = _skip_ws(s, e, n)
         if i >= n or ord(s[i]) != 40:  # (
@@ -440,7 +440,7 @@ def _call(name: str, nxt: Next) -> tuple[RawCall, bool]:
     while True:
         sep = nxt()
         if (sep == "=" or sep == ":") and t.isidentifier():
-            if not _plain_name(t):  # a keyword, or non-ASCII (ast folds it to NFKC)
+            if t in _KEYWORDS or not t.isascii():  # a keyword, or non-ASCII (ast folds it to NFKC)
                 raise _Bail
             if sep == ":":
                 colon = True
@@ -556,7 +556,7 @@ def _value(t: str, nxt: Next) -> Any:
         return int(t)
     if t in _CONST:
         return _CONST[t]
-    if "." in t or not _plain_name(t):  # dotted, a keyword, or non-ASCII (ast folds it to NFKC)
+    if "." in t or not t.isidentifier() or t in _KEYWORDS or not t.isascii():  # ast: no name, or NFKC
         raise _Bail
     if t in _BARE:  # decided by the parameter's schema once the call is known (resolve_bare)
         return BareName(t)
@@ -674,6 +674,13 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _has_keyword(name: str) -> bool:
+    """Whether a (dotted) name the scanner read has a keyword for a part."""
+    if "." not in name:
+        return name in _KEYWORDS
+    return any(part in _KEYWORDS for part in name.split("."))
 
 
 def _plain_name(t: str) -> bool:
