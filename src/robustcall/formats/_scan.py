@@ -71,9 +71,12 @@ def next_opener_that_may_close(text: str, j: int) -> int:
         return j + 1
     if table.closing is None:
         table.closing = sorted(k for k, end in table.passes[0].items() if end > 0)
-    closing = table.closing[bisect.bisect_right(table.closing, j) :][:1]
-    string = table.strings[bisect.bisect_right(table.strings, j) :][:1]
-    return min([*closing, *string, len(text)])
+    nxt = len(text)
+    for starts in (table.closing, table.strings):  # the first after j of each, found without a copy
+        k = bisect.bisect_right(starts, j)
+        if k < len(starts) and starts[k] < nxt:
+            nxt = starts[k]
+    return nxt
 
 
 _last: _Table = _Table("")
