@@ -45,6 +45,9 @@ def test_prompt_mode_episode_with_a_renamed_parameter() -> None:
     traj = asyncio.run(run_episode(model, env, "lamp", fmt="tool_call", prompt="cot"))  # type: ignore[arg-type]
     assert traj.success and traj.termination == "done" and len(traj.steps) == 3
     assert traj.steps[0].fault is not None and traj.steps[0].fault["fault_type"] == "param_renamed"
+    # the keys Step.fault's docstring names
+    keys = {"fault_type", "fault_class", "transient", "observation", "repeat_of", "executed"}
+    assert keys <= set(traj.steps[0].fault)
     assert traj.steps[1].fault is None and traj.steps[1].executed == adapted
     system = traj.messages[0].content
     assert COT_PROMPT in system and "1. Name: search" in system

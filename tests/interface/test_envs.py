@@ -119,6 +119,20 @@ def test_maps_of_the_new_environments_are_consistent() -> None:
     assert MAPS["textcraft"].names("symbol") == {"get": "z1", "inventory": "z2", "craft": "z3"}
 
 
+def test_each_map_names_its_source_as_the_module_docstring_says() -> None:
+    # Table 21 (SciWorld), Table 22 (MAZE, TextCraft, BabyAI); BFCL, DBBench and Wordle are ours
+    tables = {env: m.source.split(" (")[0] if m.source.startswith("Table") else "ours" for env, m in MAPS.items()}
+    assert tables == {
+        "maze": "Table 22",
+        "textcraft": "Table 22",
+        "babyai": "Table 22",
+        "sciworld": "Table 21",
+        "bfcl_multi_turn": "ours",
+        "dbbench": "ours",
+        "wordle": "ours",
+    }
+
+
 # ---- BFCL: fresh instances, dispatch, turns ----------------------------------------------------
 
 

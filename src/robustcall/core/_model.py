@@ -223,9 +223,10 @@ class Step(_Record):
     observation: str = ""
     """What the agent was shown after the step (rewritten into displayed names under PIPE)."""
     fault: dict[str, Any] | None = None
-    """The injected fault replacing this step's result: ``{"type", "class", "observation", ...}``."""
+    """The injected fault on this step (``InjectedFault``'s dump: ``{"fault_type", "fault_class", "transient",
+    "observation", "repeat_of", ...}``); it replaced the result, or corrupted it (``"executed": true``)."""
     legacy: bool = False
-    """PIPE strict mode: the agent used an original name that the perturbed interface hides."""
+    """PIPE (Table 9's legacy call): a name the interface hides (strict mode's original) or no action's name."""
     family: Literal["original", "alias"] | None = None
     """PIPE dual mode: which name family the called action came from."""
     error: str | None = None

@@ -1,11 +1,12 @@
 """Interface maps: per environment, the original action names and their Perturb 1 (synonym) and
 Perturb 2 (symbol) replacements.
 
-Where an environment matches the paper's, the names are Table 22's (MAZE, TextCraft), written
-with ``_`` for spaces because our actions are tool-call names (``move up`` -> ``move_up``). Other
-environments carry their own documented synonym maps; symbols are ``z1, z2, …`` in the map's
-fixed order. :func:`check_map` enforces that a map renames every action to distinct new names
-that collide neither with each other nor with any original name.
+Where an environment matches the paper's, the names are its tables': Table 21 (SciWorld) and Table 22
+(MAZE, TextCraft, BabyAI), written with ``_`` for spaces because our actions are tool-call names
+(``move up`` -> ``move_up``). BFCL multi-turn, DBBench and Wordle carry our own synonym maps, each
+naming its reason in ``source``; symbols are ``z1, z2, …`` in the map's fixed order.
+:func:`check_map` enforces that a map renames every action to distinct new names that collide
+neither with each other nor with any original name.
 """
 
 from __future__ import annotations
