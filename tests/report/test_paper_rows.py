@@ -56,6 +56,17 @@ def test_per_type_reference_cells_are_tables_7_to_14() -> None:
     assert paper_type_cells(qwen, ["CD_AB", "silent_noop"]) == ["0.673", "0.125 (-0.548)", "—"]
 
 
+def test_per_type_drops_are_the_printed_ones_not_differences_of_rounded_accuracies() -> None:
+    from robustcall.report._paper_rows import paper_type_cells
+
+    o4 = PAPER.find("o4-mini")
+    assert o4 is not None  # Table 7: Typo 0.618 (-0.090), though 0.618 - 0.709 = -0.091
+    assert paper_type_cells(o4, ["realistic_typos"]) == ["0.709", "0.618 (-0.090)"]
+    cells = [(m.accuracy[t] - m.accuracy["clean"], d) for m in PAPER.models for t, d in m.drop.items()]
+    assert len(cells) == 462 and all(abs(diff - d) < 0.0015 for diff, d in cells)
+    assert sum(f"{round(diff, 3) + 0.0:+.3f}" != f"{d + 0.0:+.3f}" for diff, d in cells) == 105
+
+
 def _csv(path: Path) -> list[list[str]]:
     return list(csv.reader(path.read_text().splitlines()))
 

@@ -62,6 +62,9 @@ class PaperModel:
     """``TABLE2_STATS`` -> Table 2's cell."""
     accuracy: dict[str, float]
     """``clean`` and each of the 22 type codes -> accuracy (Tables 7-14)."""
+    drop: dict[str, float]
+    """Each of the 22 type codes -> Tables 7-14's parenthesised drop from Clean, as printed (computed by the
+    paper before rounding, so not always the difference of the printed accuracies)."""
 
     def vllm_command(self) -> str | None:
         """The ``vllm serve`` line Table 15 implies (FC rows: tools through vLLM's ``hermes`` parser);
@@ -124,7 +127,9 @@ def _printed(cell: list[Any]) -> Printed:
 def _model(raw: dict[str, Any], types: list[str], families: tuple[str, ...]) -> PaperModel:
     name = str(raw["name"])
     accuracy = [float(x) for x in raw["accuracy"]]
-    if len(accuracy) != len(types) + 1 or raw["family"] not in families or set(raw["table2"]) != set(TABLE2_STATS):
+    drop = [float(x) for x in raw["drop"]]
+    sizes_ok = len(accuracy) == len(types) + 1 and len(drop) == len(types)
+    if not sizes_ok or raw["family"] not in families or set(raw["table2"]) != set(TABLE2_STATS):
         raise RuntimeError(f"{PAPER_MODELS_FILE}: model {name!r} is malformed")
     serving = raw.get("serving")
     return PaperModel(
@@ -135,6 +140,7 @@ def _model(raw: dict[str, Any], types: list[str], families: tuple[str, ...]) -> 
         serving=Serving(**serving) if serving is not None else None,
         table2={k: _printed(raw["table2"][k]) for k in TABLE2_STATS},
         accuracy=dict(zip(["clean", *types], accuracy, strict=True)),
+        drop=dict(zip(types, drop, strict=True)),
     )
 
 

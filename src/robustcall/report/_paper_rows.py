@@ -55,13 +55,12 @@ def ranks(values: Sequence[float | None]) -> list[str]:
 
 
 def paper_type_cells(model: PaperModel, types: Sequence[str]) -> list[str]:
-    """Tables 7-14's cells: Clean, then per type ``accuracy (difference from Clean)``; ``—`` for a
-    type the paper does not have (Appendix N's)."""
-    clean = model.accuracy["clean"]
-    cells = [f"{clean:.3f}"]
+    """Tables 7-14's cells: Clean, then per type ``accuracy (drop from Clean)``, both as printed; ``—`` for
+    a type the paper does not have (Appendix N's)."""
+    cells = [f"{model.accuracy['clean']:.3f}"]
     for t in types:
         acc = model.accuracy.get(t)
-        cells.append("—" if acc is None else f"{acc:.3f} ({round(acc - clean, 3) + 0.0:+.3f})")
+        cells.append("—" if acc is None else f"{acc:.3f} ({model.drop[t] + 0.0:+.3f})")
     return cells
 
 
