@@ -166,3 +166,40 @@ def test_function_calling_names_with_dots_as_bfcl_evaluate_reads_them(tmp_path: 
         for f, res_ in files.items()
     }
     assert back == sent  # the underscored names again, as the handler wrote them
+
+
+def test_function_calling_answers_with_text_export_their_calls(tmp_path: Path) -> None:
+    """An fc answer that carries a sentence and calls: BFCL's FC handlers write the calls (the text is
+    dropped) whenever the message has any, so the export does too; upstream's verdicts on those very
+    lines (``bfcl_fc_oracle_verdicts.jsonl``) hold for the re-import. Writing the text instead made
+    every such line ``decoder_failed`` in ``bfcl evaluate``."""
+    rows = [json.loads(line) for line in FC_ORACLE_ROWS.read_text().splitlines()]
+    folder = tmp_path / "in" / "gpt-4o-2024-11-20-FC"
+    for row in rows:
+        group = "live" if row["category"].startswith("live_") else "non_live"
+        path = folder / group / f"BFCL_v4_{row['category']}_result.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as f:
+            f.write(json.dumps({"id": row["id"], "result": row["result"]}) + "\n")
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "in"), "--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    preds = tmp_path / "run" / "predictions.jsonl"
+    recs = [json.loads(x) for x in preds.read_text().splitlines()]
+    assert all(r["prediction"]["tool_calls"] for r in recs)
+    for r in recs:  # what an fc run of a model that talks while it calls records
+        r["prediction"]["raw_output"] = "Let me look that up."
+    preds.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    res = runner.invoke(app, ["export", "bfcl", str(tmp_path / "run"), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    exported = {
+        e["id"]: e["result"]
+        for p in (tmp_path / "out").rglob("*_result.json")
+        for e in map(json.loads, p.read_text().splitlines())
+    }
+    assert len(exported) == len(rows) == 31
+    for row in rows:
+        sent = [{n: json.loads(a) for n, a in c.items()} for c in row["result"]]
+        assert isinstance(exported[row["id"]], list)
+        assert [{n: json.loads(a) for n, a in c.items()} for c in exported[row["id"]]] == sent
+    verdicts = _import_score(tmp_path / "out", tmp_path / "again")
+    assert verdicts == {r["id"]: r["upstream_valid"] for r in rows}

@@ -159,19 +159,25 @@ def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results",
     return len(records)
 
 
-def _result(pred: Prediction, underscored: bool) -> Any:
-    if not pred.raw_output and pred.tool_calls:  # a function-calling run: BFCL's FC shape
+def _result(pred: Prediction, fc: bool, underscored: bool) -> Any:
+    """What BFCL's handler of the run's mode writes: an FC handler writes the message's calls when it
+    has any (its text, if also there, is dropped) and its text otherwise; a prompting handler, the text."""
+    if (fc or not pred.raw_output) and pred.tool_calls:
         name = fc_name if underscored else str
         return [{name(c.name): json.dumps(c.arguments, ensure_ascii=False)} for c in pred.tool_calls]
     return pred.raw_output
+
+
+def _fc_run(run_dir: Path) -> bool:
+    meta = read_run_meta(run_dir) if (run_dir / RUN_META).is_file() else None
+    return meta is not None and meta.mode == "fc"
 
 
 def bfcl_model_dir(run_dir: Path, model_dir: str | None = None) -> str:
     """``model_dir``, or the default entry of BFCL's model list for the run's mode."""
     if model_dir is not None:
         return model_dir
-    meta = read_run_meta(run_dir) if (run_dir / RUN_META).is_file() else None
-    return DEFAULT_MODEL_DIRS["fc" if meta is not None and meta.mode == "fc" else "prompt"]
+    return DEFAULT_MODEL_DIRS["fc" if _fc_run(run_dir) else "prompt"]
 
 
 def export_bfcl_results(
@@ -185,6 +191,7 @@ def export_bfcl_results(
     if not path.is_file():
         raise BfclFileError(f"{path} not found: is {run_dir} a run directory?")
     model_dir = bfcl_model_dir(run_dir, model_dir)
+    fc = _fc_run(run_dir)
     underscored = bool(_underscore_to_dot(model_dir, bfcl_underscore_models(wheel)))
     latest: dict[tuple[str, str], PredictionRecord] = {}
     for rec in read_checkpoint(path, PredictionRecord):
@@ -197,7 +204,7 @@ def export_bfcl_results(
         if stem is None:
             continue
         target = out / model_dir / _group(stem) / f"{VERSION_PREFIX}_{stem}_result.json"
-        result = _result(rec.prediction, underscored)
+        result = _result(rec.prediction, fc, underscored)
         files.setdefault(target, []).append({"id": rec.source.original_id, "result": result})
     written: dict[str, int] = {}
     for target, entries in sorted(files.items()):
