@@ -43,6 +43,10 @@ def test_registry_covers_all_22_types_with_paper_names() -> None:
 def test_abbreviation_matches_case_2_and_appendix_c() -> None:
     assert abbreviate("mutation_type.find") == "mut_type.find"
     assert abbreviate("country_info.capital") == "cou_info.cap"
+    # every word at every boundary: camelCase, capitals, digits, '-' (API-Bank / ToolAlpaca names)
+    assert abbreviate("QueryBalance") == "QueBal" and abbreviate("getExchangeRates") == "getExcRat"
+    assert abbreviate("HTTPRequest") == "HTTPReq" and abbreviate("calc-Distance3D") == "calc-Dis3D"
+    assert abbreviate("math.gcd") == "mat.gcd" and abbreviate("find") == "fin" and abbreviate("a_b") is None
 
 
 def test_typos_keep_the_snp_id_and_change_the_query(m110: Sample) -> None:
@@ -153,7 +157,7 @@ def test_abbreviated_gt_becomes_golden(m110: Sample) -> None:
 def test_abbreviated_variants_leave_the_query_unchanged(a101: Sample, code: str) -> None:
     out = _apply(code, a101)
     assert out is not None and out.conversation == a101.conversation
-    assert out.golden_answers[0].name == "Add" and out.perturbation.metadata["distractor"] == "AddAgenda"
+    assert out.golden_answers[0].name == "AddAge" and out.perturbation.metadata["distractor"] == "AddAgenda"
 
 
 def test_tooleyes_gets_redundant_but_no_dup_or_reward_variants(shared_data: Path) -> None:

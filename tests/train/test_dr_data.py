@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from robustcall.core import STATIC_TYPES
+from robustcall.perturb import abbreviate
 from robustcall.rewards import toolrl_correctness_reward, toolrl_format_reward
 from robustcall.train import build_dr_data, load_rows, read_items, read_rows, render_row
 from robustcall.train._rlla import parse_row
@@ -78,12 +79,19 @@ def test_abbreviated_golden_names_are_updated(built: tuple[Path, dict[str, Any]]
     out, _ = built
     rows = [r for r in load_rows(out / "dr_full/test.parquet") if r["extra_info"]["perturbation"] in ("CD_AB", "TD_AB")]
     assert rows
+    pairs = set()
     for row in rows:
         item = parse_row(row, "ab")
         names = [t.name for t in item.sample.tools]
         assert all(g.name in names for g in item.sample.golden_answers)
+        golden = {g.name for g in item.sample.golden_answers}
+        pairs |= {(n, abbreviate(n)) for n in names if abbreviate(n) in golden}
+        assert not golden or any(abbreviate(n) in golden for n in names)  # the full name stays as distractor
         # the abbreviation variants leave the query as it is (Appendix C, Appendix O Case 2)
         assert not any(w in row["prompt"][1]["content"] for w in ("cost-effective", "cheapest", "quickest"))
+    # every word is cut, at camelCase and spaces too (the rule of robustcall build)
+    assert {("getDrawing", "getDra"), ("GetEmbeddedSignLink", "GetEmbSignLink")} <= pairs
+    assert ("Get Conversation Turns", "Get Con Tur") in pairs
 
 
 def test_same_seed_gives_byte_identical_files(

@@ -9,7 +9,8 @@ examples and Appendix O Case 2 show the clean query). Distractor names:
 - ``CD`` / ``TD``: suffix ``_Budget`` / ``_Fast`` (the name suggests the opposite of the metadata);
 - ``CD_NT`` / ``TD_NT``: neutral suffix ``_1`` (Appendix C's released examples; Table 1 writes ``_I``);
 - ``CD_AB`` / ``TD_AB``: the right tool gets an abbreviated name and becomes the golden answer; the
-  full original name is the distractor (Case 2: ``country_info.capital`` -> ``cou_info.cap``).
+  full original name is the distractor (Case 2: ``country_info.capital`` -> ``cou_info.cap``; every
+  word of any name, camelCase too: ``QueryBalance`` -> ``QueBal``, :func:`abbreviate`).
 
 Tool order is shuffled with the seed, as Appendix C's examples show. A sample where no call is due
 (BFCL irrelevance) gets the same edit around a listed tool drawn with the seed; its right answer
@@ -32,16 +33,31 @@ HINT_SUFFIX = {"cost": "_Budget", "time": "_Fast"}
 NEUTRAL_SUFFIX = "_1"
 
 
+WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+"""A word of a name: a lower-case run, a capitalised word, or an all-caps run (``HTTPRequest`` -> ``HTTP``,
+``Request``). Everything between words (``.``, ``_``, ``-``, digits) is a boundary and is kept."""
+
+
 def abbreviate(name: str) -> str | None:
-    """Cut each ``.``/``_``-separated segment longer than 4 characters to its first 3
-    (``mutation_type.find`` -> ``mut_type.find``, ``country_info.capital`` -> ``cou_info.cap``);
-    if that changes nothing, cut every segment longer than 3; ``None`` if still unchanged."""
-    parts = re.split(r"([._])", name)
+    """Cut each word longer than 4 letters to its first 3, at every word boundary (``.``, ``_``, ``-``,
+    digits, camelCase): ``mutation_type.find`` -> ``mut_type.find``, ``country_info.capital`` ->
+    ``cou_info.cap`` (Appendix C, Appendix O Case 2: the 4-letter ``type``, ``find``, ``info`` stay),
+    ``QueryBalance`` -> ``QueBal``; if that changes nothing, cut every word longer than 3; ``None`` if
+    still unchanged."""
     for limit in (4, 3):
-        out = "".join(p[:3] if p not in (".", "_") and len(p) > limit else p for p in parts)
+        out = "".join(w[:3] if WORD.fullmatch(w) and len(w) > limit else w for w in _words(name))
         if out != name:
             return out
     return None
+
+
+def _words(name: str) -> list[str]:
+    """``name`` cut into its words and the text between them (joined, they give ``name`` back)."""
+    pieces, end = [], 0
+    for m in WORD.finditer(name):
+        pieces += [name[end : m.start()], m[0]]
+        end = m.end()
+    return [*pieces, name[end:]]
 
 
 INSTRUCTION_TURN = "Based on our conversation above"
