@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.console import Console
@@ -98,38 +98,6 @@ SettingsOpt = Annotated[
 ]
 
 
-def _answer_settings(model: object) -> dict[str, Any] | None:
-    """The decoding settings that decide a backend's answers (``None`` for scripted and replay)."""
-    from robustcall.models import ModelSettings
-
-    settings = getattr(model, "settings", None)
-    if not isinstance(settings, ModelSettings):
-        return None
-    return {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "extra_body": settings.extra_body}
-
-
-def _model_settings(model: object) -> dict[str, Any] | None:
-    """Every ``ModelSettings`` field the backend runs with, ``mode`` as resolved (``--mode`` over the
-    settings file's); ``None`` for scripted and replay models."""
-    import dataclasses
-
-    from robustcall.models import ModelSettings
-
-    settings = getattr(model, "settings", None)
-    if not isinstance(settings, ModelSettings):
-        return None
-    fields = {k: v for k, v in dataclasses.asdict(settings).items() if k != "entry"}  # in settings_entry
-    return {**fields, "mode": getattr(model, "mode", settings.mode)}
-
-
-def _settings_entry(model: object) -> str | None:
-    """Which ``--settings`` entry the backend runs with (``paper:<Model>``, ``<file>:<key>``)."""
-    from robustcall.models import ModelSettings
-
-    settings = getattr(model, "settings", None)
-    return settings.entry if isinstance(settings, ModelSettings) else None
-
-
 def _previous_meta(path: Path) -> RunMeta | None:
     """The ``run.json`` of the run being resumed; ``None`` when there is none, or when it is empty or
     torn (written in place by an older version and cut by a kill): it is written afresh. One written
@@ -178,6 +146,7 @@ def _execute(
         plan_work,
         resume_meta,
         run_items,
+        settings_meta,
         shard_items,
         write_meta,
     )
@@ -220,14 +189,12 @@ def _execute(
         base_url=base_url,
         endpoint=endpoint,
         mode=model.mode,
-        answer_settings=_answer_settings(model),
-        model_settings=_model_settings(model),
+        **settings_meta(model),
         types=types,
         limit=limit,
         max_tokens=max_tokens,
         order=order,
         settings_digest=file_digest(settings_source(settings)),
-        settings_entry=_settings_entry(model),
         shard=shard,
     )
     previous = out / RUN_META

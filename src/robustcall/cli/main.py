@@ -8,6 +8,7 @@ import typer
 
 from robustcall.cli import (
     build_cmd,
+    card_cmd,
     data_cmd,
     envs_cmd,
     eval_cmd,
@@ -75,6 +76,7 @@ commands = (
     build_cmd,
     model_cmd,
     eval_cmd,
+    card_cmd,
     envs_cmd,
     export_cmd,
     report_cmd,

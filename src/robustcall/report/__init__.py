@@ -1,8 +1,20 @@
 """What people look at: the paper's tables (Markdown, CSV, LaTeX), figures and one HTML page."""
 
+from robustcall.report._card_model import (
+    Card,
+    Damaging,
+    Example,
+    FaultClassRow,
+    PipeEnv,
+    PipeLevel,
+    RobustBenchSection,
+    TypeRow,
+)
+from robustcall.report._card_page import card_page
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
+from robustcall.report._placement import Placement, reference_placement
 from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, bon_rotbench_table, rewardbench_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
@@ -10,14 +22,24 @@ from robustcall.report._tables import all_tables, error_mode_table, per_type_tab
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
+    "Card",
     "CurvePoint",
+    "Damaging",
+    "Example",
+    "FaultClassRow",
+    "PipeEnv",
+    "PipeLevel",
+    "Placement",
     "ReportFiles",
+    "RobustBenchSection",
     "RunResult",
     "Table",
+    "TypeRow",
     "all_tables",
     "bon_accuracy_table",
     "bon_error_table",
     "bon_rotbench_table",
+    "card_page",
     "curve_png",
     "curve_rows",
     "drop_heatmap",
@@ -29,6 +51,7 @@ __all__ = [
     "load_sizes",
     "per_type_tables",
     "pipe_tables",
+    "reference_placement",
     "report_markdown",
     "retention_vs_size",
     "rewardbench_table",

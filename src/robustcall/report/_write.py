@@ -15,7 +15,7 @@ from robustcall.report._runs import RunResult, load_run, run_name, unique_names
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables
 
-_STYLE = """
+STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
 color:#222;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1rem}
@@ -122,7 +122,7 @@ def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[s
     figs += "".join(f"<p class='note'>{html.escape(n)}</p>" for n in notes)
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>robustcall report</title>"
-        f"<style>{_STYLE}</style></head><body><h1>RobustBench-TC report</h1><ul>{listing}</ul>"
+        f"<style>{STYLE}</style></head><body><h1>RobustBench-TC report</h1><ul>{listing}</ul>"
         f"<h2>Tables</h2>{body}<h2>Figures</h2>{figs}</body></html>\n"
     )
 

@@ -36,7 +36,7 @@ from robustcall.run._plan import (
     plan_work,
     prompt_key,
 )
-from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, write_meta
+from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, settings_meta, write_meta
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
 __all__ = [
@@ -86,6 +86,7 @@ __all__ = [
     "run_items",
     "run_loop",
     "run_pipe",
+    "settings_meta",
     "shard_items",
     "stopped_failure",
     "transition_turns",

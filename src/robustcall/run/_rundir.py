@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from robustcall.core import ExistingOutputError, RunMeta
-from robustcall.models import resolve_base_url
+from robustcall.models import ModelSettings, resolve_base_url
 
 RESUME_IDENTITY = ("model_name", "mode", "answer_settings", "bench_digest", "shard")
 """What decides a run's answers (and which slice it answers): a resume must agree on all of these.
@@ -72,3 +72,25 @@ def resume_meta(run_dir: Path, meta: RunMeta, before: RunMeta | None) -> RunMeta
     if isinstance(endpoint, str) and endpoint not in history:
         history.append(endpoint)
     return meta.model_copy(update={ENDPOINT_HISTORY: history}) if history else meta.model_copy()
+
+
+def settings_meta(model: object) -> dict[str, Any]:
+    """The ``run.json`` fields a backend's settings give: ``answer_settings`` (what decides its
+    answers: part of ``RESUME_IDENTITY``), ``model_settings`` (every ``ModelSettings`` field it runs
+    with, ``mode`` as resolved) and ``settings_entry`` (which ``--settings`` entry); all ``None`` for
+    scripted and replay models."""
+    import dataclasses
+
+    settings = getattr(model, "settings", None)
+    if not isinstance(settings, ModelSettings):
+        return {"answer_settings": None, "model_settings": None, "settings_entry": None}
+    fields = {k: v for k, v in dataclasses.asdict(settings).items() if k != "entry"}  # in settings_entry
+    return {
+        "answer_settings": {
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+            "extra_body": settings.extra_body,
+        },
+        "model_settings": {**fields, "mode": getattr(model, "mode", settings.mode)},
+        "settings_entry": settings.entry,
+    }

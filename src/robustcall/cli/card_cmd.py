@@ -1,0 +1,104 @@
+"""``robustcall card``: one model through RobustBench-TC, PIPE and fault injection; card.json and a page."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from robustcall.cli._errors import CommandError, describe
+from robustcall.cli._infra import StopAfterOpt
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
+
+console = Console(stderr=True)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("card")
+    def card_cmd(
+        model: Annotated[
+            str,
+            typer.Option(
+                "--model",
+                help="local | openai/<model> (with --base-url or OPENAI_BASE_URL) | openai:<model>@<url> | "
+                "scripted:<policy>",
+            ),
+        ] = "local",
+        budget: Annotated[
+            str,
+            typer.Option(
+                "--budget",
+                help="quick (BFCL, 20 stratified clean samples, every type: 460 records; 3 tasks per "
+                "environment) | paper (the 3,721-record default build, needs --data-dir; every task).",
+            ),
+        ] = "quick",
+        out: Annotated[Path, typer.Option("--out", help="The card folder (its runs, card.json, card.html).")] = Path(
+            "runs/card"
+        ),
+        env_model: Annotated[
+            str | None,
+            typer.Option(
+                "--env-model",
+                help="The model of the PIPE and fault episodes (default: --model). Scripted cards name an "
+                "environment policy here (scripted:expert, memorise, random, repeater, retrier).",
+            ),
+        ] = None,
+        base_url: Annotated[
+            str | None, typer.Option("--base-url", help="Base URL of an openai/<model> spec (else $OPENAI_BASE_URL).")
+        ] = None,
+        settings: Annotated[
+            Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
+        ] = None,
+        data_dir: Annotated[
+            Path | None,
+            typer.Option("--data-dir", help="API-Bank, RoTBench, ToolAlpaca and ToolEyes data (the paper budget)."),
+        ] = None,
+        concurrency: Annotated[
+            int | None,
+            typer.Option(
+                "--concurrency",
+                min=1,
+                help=f"{CONCURRENCY_HELP} Default: 1 for the local model (one llama-server slot), "
+                f"{DEFAULT_CONCURRENCY} otherwise; the records do not depend on it.",
+            ),
+        ] = None,
+        stop_after: StopAfterOpt = None,
+    ) -> None:
+        """Run the card's fixed protocol with one model (resumable: run it again to go on) and write
+        OUT/card.json and OUT/card.html."""
+        from robustcall.card import BUDGETS, PROTOCOLS, CardModel, assemble, run_card, write_card
+        from robustcall.models import make_model
+
+        if budget not in BUDGETS:
+            raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+        protocol = PROTOCOLS[budget]
+        for spec in {model, env_model or model}:  # a bad spec fails before anything runs
+            make_model(spec, settings_file=settings, base_url=base_url)
+        local = model.split(":")[0] == "local"
+        chosen = CardModel(
+            spec=model,
+            env_spec=env_model,
+            base_url=base_url,
+            settings=settings,
+            concurrency=concurrency or (1 if local else DEFAULT_CONCURRENCY),
+            stop_after=stop_after,
+        )
+        t0 = time.perf_counter()
+        try:
+            asyncio.run(run_card(protocol, chosen, out, data_dir, lambda m: console.print(m, soft_wrap=True)))
+        except ValueError as exc:
+            raise CommandError(describe(exc)) from None
+        card = assemble(out, protocol, model, env_model or model)
+        files = write_card(out, card)
+        rb = card.robustbench
+        console.print(
+            f"{protocol.version} ({budget}) in {time.perf_counter() - t0:.0f} s: Clean {rb.clean.value}, "
+            f"Pert. Acc. {rb.pert_acc.value}, rank {rb.reference.rank} of {rb.reference.of} beside the paper's "
+            f"models ({rb.reference.rank_low}-{rb.reference.rank_high} within the interval)",
+            soft_wrap=True,
+        )
+        typer.echo(f"{files.json}\n{files.html}")
