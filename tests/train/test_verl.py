@@ -123,6 +123,11 @@ def test_verl_loads_our_reward_and_matches_grpo(dr_full: Path, tmp_path: Path) -
     cfg = compose_verl(_launch(dr_full, tmp_path, recipe="toolrl-dr"))  # veRL's own config parser
     assert cfg.data.train_batch_size == 64 and cfg.actor_rollout_ref.actor.ppo_mini_batch_size == 32
     assert cfg.actor_rollout_ref.rollout.n == 4 and cfg.trainer.total_epochs == 3
+    # ToolRL's launch as veRL resolves it: KL in the reward, dynamic batching bound by 12,288 tokens / GPU
+    assert cfg.algorithm.use_kl_in_reward and not cfg.actor_rollout_ref.actor.use_kl_loss
+    assert cfg.algorithm.kl_ctrl.kl_coef == 0.001 and cfg.algorithm.kl_penalty == "kl"
+    assert cfg.actor_rollout_ref.actor.use_dynamic_bsz and cfg.actor_rollout_ref.ref.log_prob_use_dynamic_bsz
+    assert cfg.actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu == 12288
     fn = get_custom_reward_fn(cfg)
     got = [fn(**c)["score"] for c in _verl_calls(dr_full)]
     assert got == _grpo_values(grpo_rows(dr_full), ["toolrl_format", "toolrl_correctness"])
@@ -191,6 +196,18 @@ def test_overrides_are_the_recipes(dr_full: Path, tmp_path: Path) -> None:
     assert dr["data.train_batch_size"] == "64" and dr["actor_rollout_ref.actor.ppo_mini_batch_size"] == "32"
     assert dr["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"] == "16"
     assert dr["actor_rollout_ref.actor.ppo_max_token_len_per_gpu"] == "12288"
+    # ToolRL's run_grpo.sh (8cee13e): use_kl_loss=False, use_dynamic_bsz=True, algorithm.kl_ctrl.kl_coef=0.001;
+    # its ray_trainer.py then puts the KL penalty (estimator 'kl', fixed controller) in the reward
+    toolrl = {
+        "actor_rollout_ref.actor.use_kl_loss": "false",
+        "actor_rollout_ref.actor.use_dynamic_bsz": "true",
+        "algorithm.kl_ctrl.kl_coef": "0.001",
+        "algorithm.kl_ctrl.type": "fixed",
+        "algorithm.kl_penalty": "kl",
+        "algorithm.use_kl_in_reward": "true",
+    }
+    assert {k: dr[k] for k in toolrl} == toolrl
+    assert not {k for k in dr if "kl_loss_" in k}  # no KL-loss settings that would not apply
     assert dr["trainer.save_freq"] == "5" and dr["trainer.test_freq"] == "10"
     assert dr["++reward.custom_reward_function.reward_kwargs.rewards"] == "[toolrl_format,toolrl_correctness]"
     rm = dict(
@@ -200,6 +217,8 @@ def test_overrides_are_the_recipes(dr_full: Path, tmp_path: Path) -> None:
     assert rm["data.train_batch_size"] == "512" and rm["actor_rollout_ref.actor.ppo_mini_batch_size"] == "128"
     assert rm["trainer.total_epochs"] == "15" and rm["data.val_batch_size"] == "128"
     assert rm["++reward.custom_reward_function.reward_kwargs.toolrm_scorer"] == "'pooling:rm@http://h:1/v1'"
+    assert {k: rm[k] for k in toolrl} == toolrl  # ToolRM trains with ToolRL's code base too (004, Appendix)
+    assert list(rm).index("data.val_batch_size") == list(rm).index("data.train_batch_size") + 1
 
 
 def test_cli_dry_run_writes_a_launch_veRL_accepts(dr_full: Path, tmp_path: Path) -> None:

@@ -22,8 +22,9 @@ and W processes (GPUs), the mapping is:
   completions, so ``gradient_accumulation_steps = mini · K / (micro · W)``;
 - ``steps_per_generation = batch · K / (micro · W)`` (one rollout feeds batch / mini optimizer steps).
 
-Other settings follow the veRL defaults the ToolRL script runs with: KL penalty 0.001 (TRL's
-``beta``; veRL's ``low_var_kl`` is the k3 estimator TRL uses), one PPO epoch per rollout
+Other settings follow the veRL defaults the ToolRL script runs with: KL coefficient 0.001 (TRL's
+``beta``, in the loss with TRL's k3 estimator: ToolRL puts the KL penalty in the reward, which TRL
+cannot; ``train verl`` does as ToolRL), one PPO epoch per rollout
 (``num_iterations=1``), clip 0.2, constant learning rate, grad-norm clip 1.0, temperature 1.0.
 """
 

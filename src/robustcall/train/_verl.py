@@ -10,7 +10,7 @@ in prompts, as the papers give them, so Table 16 / Table 9 map one to one:
 | train batch (prompts) | ``data.train_batch_size`` |
 | PPO mini-batch (prompts) | ``actor_rollout_ref.actor.ppo_mini_batch_size`` |
 | PPO micro-batch / GPU | ``actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu`` (and the log-prob passes) |
-| max tokens / GPU (12,288) | ``actor_rollout_ref.actor.ppo_max_token_len_per_gpu`` (binds with ``use_dynamic_bsz``) |
+| max tokens / GPU (12,288) | ``actor_rollout_ref.actor.ppo_max_token_len_per_gpu`` (binds: ``use_dynamic_bsz`` is on) |
 | rollout group K | ``actor_rollout_ref.rollout.n`` |
 | prompt / response length | ``data.max_prompt_length`` / ``data.max_response_length`` (overlong prompts filtered) |
 | learning rate | ``actor_rollout_ref.actor.optim.lr`` |
@@ -18,8 +18,9 @@ in prompts, as the papers give them, so Table 16 / Table 9 map one to one:
 | checkpoint / eval freq. (steps) | ``trainer.save_freq`` / ``trainer.test_freq`` |
 | validation batch (Table 9: 128) | ``data.val_batch_size`` |
 
-The KL term is the one the ToolRL scripts run with: a KL loss (``low_var_kl``, coefficient 0.001),
-no KL in the reward. Rollouts use vLLM with tensor parallel 1 (Table 16).
+KL and batching are ToolRL's launch (``TOOLRL_LAUNCH``): both papers train with ToolRL's code base
+(000: "follow the public ToolRL repository unchanged"; 004: "the code base ... provided by ToolRL").
+Rollouts use vLLM with tensor parallel 1 (Table 16).
 """
 
 from __future__ import annotations
@@ -40,6 +41,20 @@ VERL_REQUIREMENTS = ("verl", "ray", "hydra", "vllm")
 """Modules a launch needs; ``missing_for_launch`` names the absent ones."""
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./\-+]*\Z")
+
+TOOLRL_LAUNCH: tuple[tuple[str, Any], ...] = (
+    ("algorithm.use_kl_in_reward", True),
+    ("algorithm.kl_penalty", "kl"),
+    ("algorithm.kl_ctrl.type", "fixed"),
+    ("algorithm.kl_ctrl.kl_coef", 0.001),
+    ("actor_rollout_ref.actor.use_kl_loss", False),
+    ("actor_rollout_ref.actor.use_dynamic_bsz", True),
+)
+"""ToolRL's ``examples/grpo_trainer/run_grpo.sh`` and ``ray_trainer.py`` (commit 8cee13e) in veRL 0.5+ names:
+its script sets ``use_kl_loss=False``, ``algorithm.kl_ctrl.kl_coef=0.001`` and ``use_dynamic_bsz=True``, and
+its trainer then subtracts the KL penalty from the reward (``apply_kl_penalty``, the ``kl`` estimator of its
+default config, a fixed controller); newer veRL asks for that with ``use_kl_in_reward``. Dynamic batching
+makes ``ppo_max_token_len_per_gpu`` (Table 16's 12,288) the bound; the log-prob passes follow it."""
 
 VAL_BATCH = {"toolrm": 128}
 """Validation batch sizes the recipes give (Table 9); Table 16 gives none (veRL: the whole split)."""
@@ -117,7 +132,7 @@ def overrides(launch: VerlLaunch) -> list[str]:
     micro = r["micro_batch_size"]
     items: list[tuple[str, Any]] = [
         ("algorithm.adv_estimator", "grpo"),
-        ("algorithm.use_kl_in_reward", False),
+        *TOOLRL_LAUNCH,
         ("data.train_files", str(launch.train.resolve())),
         ("data.val_files", str(launch.eval.resolve())),
         ("data.train_batch_size", r["train_batch_size"]),
@@ -131,9 +146,6 @@ def overrides(launch: VerlLaunch) -> list[str]:
         ("actor_rollout_ref.actor.ppo_mini_batch_size", r["mini_batch_size"]),
         ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", micro),
         ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", 12288),
-        ("actor_rollout_ref.actor.use_kl_loss", True),
-        ("actor_rollout_ref.actor.kl_loss_coef", 0.001),
-        ("actor_rollout_ref.actor.kl_loss_type", "low_var_kl"),
         ("actor_rollout_ref.rollout.name", "vllm"),
         ("actor_rollout_ref.rollout.n", r["num_generations"]),
         ("actor_rollout_ref.rollout.tensor_model_parallel_size", 1),
@@ -153,7 +165,8 @@ def overrides(launch: VerlLaunch) -> list[str]:
         ("trainer.default_local_dir", str((launch.out / "checkpoints").resolve())),
     ]
     if launch.recipe in VAL_BATCH:
-        items.insert(5, ("data.val_batch_size", VAL_BATCH[launch.recipe]))
+        after = [k for k, _ in items].index("data.train_batch_size") + 1
+        items.insert(after, ("data.val_batch_size", VAL_BATCH[launch.recipe]))
     out = [f"{k}={_value(v)}" for k, v in items]
     out += [f"++reward.custom_reward_function.reward_kwargs.{k}={_value(v)}" for k, v in kwargs.items()]
     return out + list(launch.extra)
