@@ -5,7 +5,8 @@ nothing else. Exit statuses: 0 done; 1 an error the user can fix in the input (`
 layer, a file that cannot be read or written, a bad spec); 2 a bad command line (click's usage
 errors: an unknown option, a missing or malformed argument); 3 infrastructure (an endpoint or a
 database that cannot be reached, a run that finished with more infrastructure errors than
-``--max-infra-errors`` allows). Commands refuse with :class:`CommandError` (or any ``UserError``),
+``--max-infra-errors`` allows); 4 a regression gate that failed (``robustcall compare --fail-on-drop`` /
+``--fail-on-type``). Commands refuse with :class:`CommandError` (or any ``UserError``),
 never by printing and exiting themselves. Any other exception is a bug of ours and keeps its
 traceback; ``--debug`` (or ``ROBUSTCALL_DEBUG=1``) shows the traceback of user errors too.
 """
@@ -27,6 +28,8 @@ from robustcall.core import UserError
 EXIT_USER_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INFRA_ERRORS = 3
+EXIT_REGRESSION = 4
+"""``robustcall compare``: a figure dropped by more than the gate allows, significantly."""
 
 
 class CommandError(UserError):

@@ -9,6 +9,7 @@ import typer
 from robustcall.cli import (
     build_cmd,
     card_cmd,
+    compare_cmd,
     data_cmd,
     envs_cmd,
     eval_cmd,
@@ -61,7 +62,8 @@ def main(
     """Measure how tool-calling LLM agents hold up outside clean benchmarks.
 
     Errors you can fix end in a one- or two-line message; exit status 1 for those, 2 for a bad
-    command line, 3 for a run that finished with more infrastructure errors than allowed.
+    command line, 3 for a run that finished with more infrastructure errors than allowed, 4 for
+    `compare` when its regression gate fails.
     """
 
 
@@ -80,6 +82,7 @@ commands = (
     envs_cmd,
     export_cmd,
     report_cmd,
+    compare_cmd,
     leaderboard_cmd,
     faults_cmd,
     pipe_cmd,

@@ -148,7 +148,7 @@ def eval_cmd(
     stop_after: StopAfterOpt = None,
 ) -> None:
     """Pairwise accuracy of each scorer, overall and per error type (a Figure-1-like table)."""
-    from robustcall.core import JsonlError, seeded_rng
+    from robustcall.core import JsonlError, file_sha256, seeded_rng
     from robustcall.report import rewardbench_table
     from robustcall.rewards import evaluate, read_pairs
 
@@ -179,7 +179,13 @@ def eval_cmd(
     table = rewardbench_table(results, records)
     typer.echo(table.markdown())
     if out is not None:
-        write_json(out / "rm_eval.json", [r.as_dict() for r in results])
+        # per record (test id, error type, hit) and what was evaluated: what `robustcall compare` pairs
+        subset = {"bench_digest": file_sha256(bench), "limit": limit, "seed": seed}
+        per_record = [[[x.test_id, x.error_type, hit] for x, hit in zip(records, r.hits, strict=True)] for r in results]
+        write_json(
+            out / "rm_eval.json",
+            [{**r.as_dict(), **subset, "records": rows} for r, rows in zip(results, per_record, strict=True)],
+        )
         (out / "fc_rewardbench.md").write_text(table.markdown(), encoding="utf-8")
         (out / "fc_rewardbench.csv").write_text(table.csv(), encoding="utf-8")
 

@@ -68,3 +68,19 @@ def bootstrap_halfwidth(
     if n == 0 or resamples <= 0:
         return None
     return half_width(sum_replicates(scores, resamples, group_rng(seed, group)) / n)
+
+
+def row_sum_replicates(rows: Array, resamples: int, rng: np.random.Generator, *, block: int = 1000) -> Array:
+    """``resamples`` bootstrap replicates of the column sums of ``rows`` (n units × k columns), the
+    units redrawn with replacement: ``sum_replicates`` for a unit that carries several numbers
+    (a pair of records, both runs' counts of one episode), so the columns of one unit move together
+    (a paired bootstrap). Drawn as multinomial counts over the distinct rows, as above."""
+    n, k = rows.shape
+    if n == 0:
+        return np.full((resamples, k), np.nan)
+    values, counts = np.unique(rows, axis=0, return_counts=True)
+    out: Array = np.empty((resamples, k))
+    for lo in range(0, resamples, block):  # bounds memory when the rows are many and distinct
+        b = min(block, resamples - lo)
+        out[lo : lo + b] = rng.multinomial(n, counts / n, size=b) @ values.astype(float)
+    return out

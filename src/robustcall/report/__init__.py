@@ -11,6 +11,8 @@ from robustcall.report._card_model import (
     TypeRow,
 )
 from robustcall.report._card_page import card_page
+from robustcall.report._compare import CompareResult, Comparison, NotComparableError, compare_paths, run_kind
+from robustcall.report._compare_out import compare_json, compare_junit, compare_markdown, write_compare
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
@@ -23,10 +25,13 @@ from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
     "Card",
+    "CompareResult",
+    "Comparison",
     "CurvePoint",
     "Damaging",
     "Example",
     "FaultClassRow",
+    "NotComparableError",
     "PipeEnv",
     "PipeLevel",
     "Placement",
@@ -40,6 +45,10 @@ __all__ = [
     "bon_error_table",
     "bon_rotbench_table",
     "card_page",
+    "compare_json",
+    "compare_junit",
+    "compare_markdown",
+    "compare_paths",
     "curve_png",
     "curve_rows",
     "drop_heatmap",
@@ -55,6 +64,8 @@ __all__ = [
     "report_markdown",
     "retention_vs_size",
     "rewardbench_table",
+    "run_kind",
     "table2",
+    "write_compare",
     "write_report",
 ]

@@ -1,0 +1,70 @@
+"""``robustcall compare BASELINE CANDIDATE``: did the candidate get less robust? (docs/compare.md)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from robustcall.cli._errors import EXIT_REGRESSION
+from robustcall.cli._options import DEFAULT_RESAMPLES
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def compare(
+        baseline: Annotated[
+            Path, typer.Argument(help="The baseline: a run directory, rm_eval.json, or a folder of runs.")
+        ],
+        candidate: Annotated[Path, typer.Argument(help="The candidate, of the same kind as the baseline.")],
+        out: Annotated[
+            Path, typer.Option("--out", help="Folder for compare.md, compare.json and compare.junit.xml.")
+        ] = Path("runs/compare"),
+        fail_on_drop: Annotated[
+            float | None,
+            typer.Option(
+                "--fail-on-drop",
+                min=0.0,
+                help="Exit 4 when a component, the overall figure or a headline figure drops by more than this "
+                "(a fraction, e.g. 0.05) with Holm-adjusted p < --alpha. Default: no gate.",
+            ),
+        ] = None,
+        fail_on_type: Annotated[
+            float | None,
+            typer.Option(
+                "--fail-on-type",
+                min=0.0,
+                help="The same per perturbation type (failure class, error type). Default: no gate.",
+            ),
+        ] = None,
+        alpha: Annotated[
+            float, typer.Option("--alpha", min=0.0, max=1.0, help="Significance level, after Holm.")
+        ] = 0.05,
+        resamples: Annotated[
+            int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")
+        ] = DEFAULT_RESAMPLES,
+        seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    ) -> None:
+        """Paired comparison of two runs of the same work: Δ with 95% intervals, exact tests, Holm.
+
+        Exit 0: compared (and the gate, if any, passed); 1: runs that cannot be compared; 4: the gate
+        failed (a significant drop larger than --fail-on-drop / --fail-on-type)."""
+        from robustcall.report import compare_markdown, compare_paths, write_compare
+
+        result = compare_paths(
+            baseline,
+            candidate,
+            alpha=alpha,
+            fail_on_drop=fail_on_drop,
+            fail_on_type=fail_on_type,
+            resamples=resamples,
+            seed=seed,
+        )
+        typer.echo(compare_markdown(result), nl=False)
+        files = write_compare(result, out)
+        typer.echo(f"wrote {', '.join(str(f) for f in files)}", err=True)
+        failures = result.gate_failures()
+        if failures:
+            typer.echo(f"gate failed: {len(failures)} significant drop(s) beyond the threshold", err=True)
+            raise typer.Exit(EXIT_REGRESSION)
