@@ -19,6 +19,7 @@ from robustcall.core import (
     RUN_META,
     InputError,
     MissingInputError,
+    Prediction,
     RunFileError,
     RunMeta,
     Trajectory,
@@ -48,6 +49,8 @@ from robustcall.run import (
 from robustcall.score import score_run
 
 Note = Callable[[str], None]
+PROGRESS_EVERY = 50
+"""RobustBench-TC records between two progress notes."""
 
 
 @dataclass(frozen=True)
@@ -153,8 +156,23 @@ async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Pat
             meta = resume_meta(run_dir, meta, _previous(run_dir))
         write_meta(run_dir, meta)
         note(f"RobustBench-TC: {len(items)} records into {run_dir}")
+        answered = 0
+
+        def tick(_: Prediction) -> None:  # a line now and then: a local card runs for a while
+            nonlocal answered
+            answered += 1
+            if answered % PROGRESS_EVERY == 0:
+                note(f"RobustBench-TC: answered {answered} more")
+
         stats = await run_items(
-            items, chat, run_dir, concurrency=model.concurrency, resume=resume, max_tokens=budget, stop_after=model.stop
+            items,
+            chat,
+            run_dir,
+            concurrency=model.concurrency,
+            resume=resume,
+            max_tokens=budget,
+            stop_after=model.stop,
+            on_record=tick,
         )
     finally:
         await chat.aclose()

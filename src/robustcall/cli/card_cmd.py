@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
         OUT/card.json and OUT/card.html."""
         from robustcall.card import BUDGETS, PROTOCOLS, CardModel, assemble, run_card, write_card
         from robustcall.models import make_model
+        from robustcall.run import EXIT_INFRA
 
         if budget not in BUDGETS:
             raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
@@ -102,3 +103,10 @@ def register(app: typer.Typer) -> None:
             soft_wrap=True,
         )
         typer.echo(f"{files.json}\n{files.html}")
+        infra = rb.infra_errors + sum(row.pooled.infra_errors for row in card.faults)
+        if infra:
+            console.print(
+                f"{infra} records / episodes ended in infrastructure errors (left out of the card): "
+                "run the same card again to ask them again"
+            )
+            raise typer.Exit(EXIT_INFRA)
