@@ -6,6 +6,7 @@ BFCL oracle corpus (``../shared/tools/bfcl_oracle``) with upstream's verdicts co
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -203,3 +204,108 @@ def test_function_calling_answers_with_text_export_their_calls(tmp_path: Path) -
         assert [{n: json.loads(a) for n, a in c.items()} for c in exported[row["id"]]] == sent
     verdicts = _import_score(tmp_path / "out", tmp_path / "again")
     assert verdicts == {r["id"]: r["upstream_valid"] for r in rows}
+
+
+# The files a default `bfcl generate` (every category) writes besides those robustcall scores:
+# <result dir>/<model>/<group>/BFCL_v4_<category>_result.json, memory one level deeper with its prereq
+# results (bfcl_eval: base_handler.write, utils.get_directory_structure_by_id, category_mapping).
+UNSCORED_FILES = {
+    "non_live/BFCL_v4_simple_java_result.json": "simple_java_0",
+    "non_live/BFCL_v4_simple_javascript_result.json": "simple_javascript_0",
+    "live/BFCL_v4_live_relevance_result.json": "live_relevance_0-0-0",
+    "multi_turn/BFCL_v4_multi_turn_base_result.json": "multi_turn_base_0",
+    "multi_turn/BFCL_v4_multi_turn_miss_func_result.json": "multi_turn_miss_func_0",
+    "multi_turn/BFCL_v4_multi_turn_miss_param_result.json": "multi_turn_miss_param_0",
+    "multi_turn/BFCL_v4_multi_turn_long_context_result.json": "multi_turn_long_context_0",
+    "agentic/BFCL_v4_web_search_base_result.json": "web_search_base_0",
+    "agentic/BFCL_v4_web_search_no_snippet_result.json": "web_search_no_snippet_0",
+    "agentic/memory/kv/BFCL_v4_memory_kv_prereq_result.json": "memory_kv_prereq_0-customer-0",
+    "agentic/memory/kv/BFCL_v4_memory_kv_result.json": "memory_kv_0-customer-0",
+    "format_sensitivity/BFCL_v4_format_sensitivity_result.json": "format_sensitivity_0:prompt_format:simple_python_58",
+}
+
+
+def _bfcl_run_folder(root: Path, model: str) -> dict[str, bool]:
+    """A default BFCL run of an FC model: the FC oracle answers (upstream's verdicts), answers whose
+    argument strings are not JSON (JavaScript code, a `]` closing an object) and every category's file
+    robustcall does not score. Returns BFCL's verdict per scored id."""
+    from robustcall.sources._bfcl import load_bfcl
+
+    rows = [json.loads(line) for line in FC_ORACLE_ROWS.read_text().splitlines()]
+    first = {}
+    for s in load_bfcl().samples:
+        first.setdefault(s.category, s.source.original_id)
+    not_json = {  # BFCL's FC decoder fails on each: no call, right on irrelevance, `decoder_failed` elsewhere
+        first["simple"]: ('{"base": 10, "height": 5]', False),
+        first["multiple"]: ("function (a, b) { return a + b; }", False),
+        first["irrelevance"]: ("{'query': 'weather'}", True),
+        first["live_irrelevance"]: ('{"code": () => fetch("/x")}', True),
+    }
+    answers: dict[str, Any] = {r["id"]: r["result"] for r in rows}
+    answers |= {i: [{"some_function": args}] for i, (args, _) in not_json.items()}
+    files: dict[str, list[str]] = {}
+    for i, result in answers.items():
+        category = next(c for c in BFCL_CATEGORIES.values() if re.fullmatch(rf"{c}_\d+(-\d+-\d+)?", i))
+        group = "live" if category.startswith("live_") else "non_live"
+        line = json.dumps(
+            {"id": i, "result": result, "input_token_count": 90, "output_token_count": 12, "latency": 0.8}
+        )
+        files.setdefault(f"{group}/BFCL_v4_{category}_result.json", []).append(line)
+    for name, i in UNSCORED_FILES.items():
+        result = [[["get_weather(city='Paris')"]]] if "multi_turn" in name else "I cannot help with that."
+        files[name] = [json.dumps({"id": i, "result": result, "latency": 0.8})]
+    for name, lines in files.items():
+        path = root / model / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines) + "\n")
+    return {r["id"]: r["upstream_valid"] for r in rows} | {i: ok for i, (_, ok) in not_json.items()}
+
+
+def test_a_default_bfcl_run_folder_imports_every_answer_it_scores(tmp_path: Path) -> None:
+    """docs/interop.md's lines on a default `bfcl generate` result folder: the categories robustcall
+    does not score are skipped with one line each, answers BFCL cannot decode are scored as BFCL scores
+    them, the verdicts equal BFCL's; `--categories` chooses."""
+    expected = _bfcl_run_folder(tmp_path / "result", "gpt-4o-2024-11-20-FC")
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    skipped = [line for line in res.output.splitlines() if line.startswith("skipped ")]
+    assert len(skipped) == len(UNSCORED_FILES)
+    for name in UNSCORED_FILES:
+        category = name.rsplit("/", 1)[1][len("BFCL_v4_") : -len("_result.json")]
+        assert sum(line.endswith(f"does not score BFCL category {category}") for line in skipped) == 1
+    assert "35 records imported (4 answers BFCL cannot decode, scored as no call)" in " ".join(res.output.split())
+    res = runner.invoke(app, ["score", str(tmp_path / "run"), "--bootstrap", "100"])
+    assert res.exit_code == 0, res.output
+    verdicts = [json.loads(x) for x in (tmp_path / "run" / "scores.jsonl").read_text().splitlines()]
+    assert {v["id"].split("__")[-1]: v["correct"] for v in verdicts} == expected
+    assert sum(expected.values()) == 9 + 2
+    assert sum("BFCL cannot decode the answer: arguments of some_function are not JSON" in v.get("detail", "")
+               for v in verdicts) == 4  # fmt: skip
+
+    some = ["--out", str(tmp_path / "some"), "--categories", "simple,irrelevance"]
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), *some])
+    assert res.exit_code == 0, res.output
+    ids = [
+        json.loads(x)["source"]["original_id"]
+        for x in (tmp_path / "some" / "predictions.jsonl").read_text().splitlines()
+    ]
+    assert sorted(ids) == sorted(i for i in expected if i.startswith(("simple_python_", "irrelevance_")))
+    assert sum(line.startswith("skipped ") and "not in --categories" in line for line in res.output.splitlines()) == 8
+
+    res = runner.invoke(
+        app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "x"), "--categories", "simple_java"]
+    )
+    assert res.exit_code == 2 and "does not score BFCL category 'simple_java'" in res.output
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_result_folder_of_several_models_is_refused_in_one_line(tmp_path: Path) -> None:
+    _bfcl_run_folder(tmp_path / "result", "gpt-4o-2024-11-20-FC")
+    _bfcl_run_folder(tmp_path / "result", "other-model-FC")
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "run")])
+    assert res.exit_code != 0 and "holds the results of 2 models (gpt-4o-2024-11-20-FC, other-model-FC)" in res.output
+    assert not (tmp_path / "run").exists()
+    res = runner.invoke(
+        app, ["import", "bfcl", str(tmp_path / "result" / "other-model-FC"), "--out", str(tmp_path / "run")]
+    )
+    assert res.exit_code == 0, res.output

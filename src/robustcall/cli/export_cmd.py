@@ -99,16 +99,35 @@ def import_bfcl_cmd(
     ],
     out: Annotated[Path, typer.Option("--out", help="The run directory to write; then `robustcall score OUT`.")],
     model: Annotated[str, typer.Option("--model", help="Model name recorded in the run.")] = "bfcl-results",
+    categories: Annotated[
+        str | None,
+        typer.Option(
+            "--categories",
+            help="Comma list of BFCL categories to import (default: every one robustcall scores: "
+            "simple_python, multiple, parallel, parallel_multiple, irrelevance and their live_ ones).",
+        ),
+    ] = None,
 ) -> None:
-    """BFCL result files as a robustcall run of clean BFCL samples, scored by `robustcall score`."""
-    from robustcall.interop import BfclFileError, import_bfcl_results
+    """BFCL result files as a robustcall run of clean BFCL samples, scored by `robustcall score`.
+    Files of categories robustcall does not score (multi-turn, Java, JavaScript, live_relevance) are
+    skipped with a line each."""
+    from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
+    chosen = None
+    if categories is not None:
+        try:
+            chosen = choose_bfcl_categories(c.strip() for c in categories.split(",") if c.strip())
+        except BfclFileError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--categories") from None
     try:
-        n = import_bfcl_results(results, out, model=model)
+        done = import_bfcl_results(results, out, model=model, categories=chosen)
     except (BfclFileError, SourceError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    console.print(f"{out}: {n} records imported; score them with `robustcall score {out}`")
+    for line in done.skipped:
+        console.print(line, soft_wrap=True, highlight=False, markup=False)
+    errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""
+    console.print(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
 
 
 def register(app: typer.Typer) -> None:

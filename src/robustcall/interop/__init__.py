@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from robustcall.interop._agentgym_server import AgentGymServer, agentgym_app
-    from robustcall.interop._bfcl_files import BfclFileError, bfcl_model_dir, export_bfcl_results, import_bfcl_results
+    from robustcall.interop._bfcl_files import (
+        BfclFileError,
+        bfcl_model_dir,
+        choose_bfcl_categories,
+        export_bfcl_results,
+        import_bfcl_results,
+    )
     from robustcall.interop._hf import export_hf, sample_from_row, sample_row
     from robustcall.interop._inspect_log import chat_messages, export_inspect
     from robustcall.interop._inspect_task import robustbench_task
@@ -22,6 +28,7 @@ _LAZY: dict[str, str] = {
     "agentgym_app": "_agentgym_server",
     "BfclFileError": "_bfcl_files",
     "bfcl_model_dir": "_bfcl_files",
+    "choose_bfcl_categories": "_bfcl_files",
     "export_bfcl_results": "_bfcl_files",
     "import_bfcl_results": "_bfcl_files",
     "export_hf": "_hf",
@@ -46,6 +53,7 @@ __all__ = [
     "agentgym_app",
     "bfcl_model_dir",
     "chat_messages",
+    "choose_bfcl_categories",
     "export_bfcl_results",
     "export_hf",
     "export_inspect",

@@ -6,8 +6,9 @@
 arguments a JSON string or an object), and ``<group>`` is ``non_live`` or ``live``.
 
 - ``import_bfcl_results``: such a folder (any depth) -> a robustcall run directory, one clean
-  BFCL record per line (text parsed with robustcall's BFCL parser, FC lists read as calls), which
-  ``robustcall score`` scores like any run.
+  BFCL record per line (text parsed with robustcall's BFCL parser, FC lists read as calls, an FC
+  list BFCL cannot decode kept as a scored ``model_format`` error without calls), which
+  ``robustcall score`` scores like any run. Files of categories robustcall does not score are skipped.
 - ``export_bfcl_results``: the clean BFCL records of a run -> that layout, so that BFCL's own
   ``bfcl evaluate`` (or anything reading those files) takes our answers.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,19 +63,23 @@ def _group(stem: str) -> str:
     return "live" if stem.startswith("live_") else "non_live"
 
 
-def _fc_calls(result: list[Any], where: str) -> list[ToolCall]:
+class _NotCalls(ValueError):
+    """An FC answer BFCL's decoder cannot read as calls: BFCL scores it as one without any."""
+
+
+def _fc_calls(result: list[Any]) -> list[ToolCall]:
     calls = []
     for item in result:
         if not isinstance(item, dict) or len(item) != 1:
-            raise BfclFileError(f"{where}: a function-calling result holds one {{name: arguments}} per call")
+            raise _NotCalls("a function-calling result holds one {name: arguments} per call")
         ((name, args),) = item.items()
         if isinstance(args, str):
             try:
                 args = json.loads(args) if args.strip() else {}
             except json.JSONDecodeError as exc:
-                raise BfclFileError(f"{where}: arguments of {name} are not JSON: {exc}") from None
+                raise _NotCalls(f"arguments of {name} are not JSON: {exc}") from None
         if not isinstance(args, dict):
-            raise BfclFileError(f"{where}: arguments of {name} are not an object")
+            raise _NotCalls(f"arguments of {name} are not an object")
         calls.append(ToolCall(name=str(name), arguments=args))
     return calls
 
@@ -99,7 +105,10 @@ def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> P
             return Prediction(raw_output="", error=result, error_kind="infra")
         return Prediction(raw_output=result, tool_calls=parse_tool_calls(result, "bfcl", sample.tools).calls)
     if isinstance(result, list):
-        calls = _fc_calls(result, where)
+        try:
+            calls = _fc_calls(result)
+        except _NotCalls as exc:  # BFCL: decoder_failed (no call: right on irrelevance, wrong elsewhere)
+            return Prediction(raw_output="", error=f"BFCL cannot decode the answer: {exc}", error_kind="model_format")
         if underscored:  # the handler saw a.b as a_b: read its a_b as the sample's a.b
             back = {fc_name(t.name): t.name for t in sample.tools if "." in t.name}
             calls = [c.model_copy(update={"name": back.get(c.name, c.name)}) for c in calls]
@@ -107,56 +116,122 @@ def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> P
     raise BfclFileError(f"{where}: `result` is neither text nor a list of calls")
 
 
-def read_result_lines(folder: Path) -> Iterable[tuple[Path, int, dict[str, Any]]]:
-    """Every line of every ``BFCL_v4_*_result.json`` under ``folder`` (sorted paths)."""
+GROUPS = frozenset({"non_live", "live", "multi_turn", "agentic", "format_sensitivity"})
+"""The folders ``bfcl generate`` writes under ``result/<model>/`` (``utils.get_general_grouping``)."""
+
+
+def result_category(path: Path) -> str:
+    """``simple_python`` for ``BFCL_v4_simple_python_result.json``."""
+    return path.name[len(VERSION_PREFIX) + 1 : -len("_result.json")]
+
+
+def choose_bfcl_categories(names: Iterable[str]) -> frozenset[str]:
+    """The BFCL categories (file names' ``<category>``) to import; robustcall's own names (``simple``)
+    are read as BFCL's. Raises ``BfclFileError`` naming one it does not score."""
+    chosen = set()
+    for name in names:
+        stem = BFCL_CATEGORIES.get(name, name)
+        if stem not in BFCL_CATEGORIES.values():
+            known = ", ".join(BFCL_CATEGORIES.values())
+            raise BfclFileError(f"robustcall does not score BFCL category {name!r}; it scores {known}")
+        chosen.add(stem)
+    return frozenset(chosen)
+
+
+def _model_dir(path: Path) -> str:
+    """The model folder of a result file: the parent of its nearest group folder (else its own folder)."""
+    for parent in path.resolve().parents:
+        if parent.name in GROUPS:
+            return parent.parent.name
+    return path.resolve().parent.name
+
+
+def _result_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    for n, line in enumerate(jsonl_lines(path.read_text(encoding="utf-8")), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BfclFileError(f"{path}:{n}: not JSON: {exc}") from None
+        if not isinstance(entry, dict) or "id" not in entry or "result" not in entry:
+            raise BfclFileError(f"{path}:{n}: a result line needs `id` and `result`")
+        yield n, entry
+
+
+@dataclass(frozen=True)
+class BfclImport:
+    """What ``import_bfcl_results`` did."""
+
+    records: int
+    format_errors: int
+    """Answers BFCL's decoder cannot read (scored as answers without a call, as BFCL scores them)."""
+    skipped: list[str]
+    """One line per result file left out, saying why."""
+
+
+def import_bfcl_results(
+    folder: Path,
+    out: Path,
+    *,
+    model: str = "bfcl-results",
+    categories: frozenset[str] | None = None,
+    wheel: Path | None = None,
+) -> BfclImport:
+    """Turn the BFCL result files under ``folder`` into the run directory ``out``. Files of categories
+    robustcall does not score (multi-turn, Java, ``live_relevance``, ...) or not in ``categories``
+    (default: every one it scores) are left out, each with a line in ``skipped``."""
+    if (out / PREDICTIONS).exists():
+        raise BfclFileError(f"{out} already holds predictions: import into a new directory")
     files = sorted(folder.rglob(RESULT_GLOB))
     if not files:
         raise BfclFileError(f"no {RESULT_GLOB} files under {folder}: is it a `bfcl generate` result folder?")
+    wanted = categories if categories is not None else frozenset(BFCL_CATEGORIES.values())
+    skipped, chosen = [], []
     for path in files:
-        for n, line in enumerate(jsonl_lines(path.read_text(encoding="utf-8")), 1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise BfclFileError(f"{path}:{n}: not JSON: {exc}") from None
-            if not isinstance(entry, dict) or "id" not in entry or "result" not in entry:
-                raise BfclFileError(f"{path}:{n}: a result line needs `id` and `result`")
-            yield path, n, entry
-
-
-def import_bfcl_results(folder: Path, out: Path, *, model: str = "bfcl-results", wheel: Path | None = None) -> int:
-    """Turn BFCL result files into the run directory ``out``; return the number of records.
-    Lines of categories robustcall does not cover (multi-turn, Java, ...) are refused with a message."""
-    if (out / PREDICTIONS).exists():
-        raise BfclFileError(f"{out} already holds predictions: import into a new directory")
+        category = result_category(path)
+        if category not in BFCL_CATEGORIES.values():
+            skipped.append(f"skipped {path}: robustcall does not score BFCL category {category}")
+        elif category not in wanted:
+            skipped.append(f"skipped {path}: {category} is not in --categories")
+        else:
+            chosen.append(path)
+    models = sorted({_model_dir(p) for p in chosen})
+    if len(models) > 1:
+        raise BfclFileError(
+            f"{folder} holds the results of {len(models)} models ({', '.join(models)}): "
+            f"import one model's folder, e.g. {folder / models[0]}"
+        )
+    if not chosen:
+        raise BfclFileError(f"no result file under {folder} of a category to import ({len(skipped)} skipped)")
     by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
-    flags = bfcl_underscore_models(wheel)
+    flag = _underscore_to_dot(models[0], bfcl_underscore_models(wheel))
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
-    for path, n, entry in read_result_lines(folder):
-        where = f"{path}:{n}"
-        sample = by_id.get(str(entry["id"]))
-        if sample is None:
-            raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers")
-        parts = path.relative_to(folder).parts
-        model_dir = parts[-3] if len(parts) >= 3 else folder.resolve().name
-        flag = _underscore_to_dot(model_dir, flags)
-        underscored = flag if flag is not None else isinstance(entry["result"], list)
-        prediction = _prediction(sample, entry["result"], where, underscored)
-        rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
-        if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
-            fc = True
-        key = record_key(rec)
-        if key in records:
-            raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
-        records[key] = rec
+    for path in chosen:
+        for n, entry in _result_lines(path):
+            where = f"{path}:{n}"
+            sample = by_id.get(str(entry["id"]))
+            if sample is None:
+                raise BfclFileError(
+                    f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers"
+                )
+            underscored = flag if flag is not None else isinstance(entry["result"], list)
+            prediction = _prediction(sample, entry["result"], where, underscored)
+            rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
+            if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
+                fc = True
+            key = record_key(rec)
+            if key in records:
+                raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
+            records[key] = rec
     write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
     # the handler's mode as its results show it: a prompting handler writes text only
     meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
                    imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
     meta.write(out)
-    return len(records)
+    errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
+    return BfclImport(records=len(records), format_errors=errors, skipped=skipped)
 
 
 def _result(pred: Prediction, fc: bool, underscored: bool) -> Any:
