@@ -3,14 +3,21 @@ R_ToolRM's range; Bradley-Terry loss with centering on a hand-computed case."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from robustcall.cli.main import app
 from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec
+from robustcall.formats import render_calls, sample_format
 from robustcall.rewards import (
     bradley_terry_loss,
     canonical_sequence,
+    error_of,
+    full_sequence_match,
     judge_sample,
     majority_vote,
     rm_pick,
@@ -116,3 +123,56 @@ def test_bradley_terry_loss_matches_trl_formula() -> None:
     # the exact expression of trl.RewardTrainer.compute_loss (1.16) with center_rewards_coefficient
     trl_loss = -torch.nn.functional.logsigmoid(chosen - rejected).mean() + 0.01 * torch.mean((chosen + rejected) ** 2)
     assert bradley_terry_loss(chosen.tolist(), rejected.tolist(), 0.01) == pytest.approx(float(trl_loss), abs=1e-6)
+
+
+# ---- gold alternatives (RoTBench's several acceptable actions, ToolEyes' library) --------------------
+
+ALT_TOOLS = [ToolSpec(name=n, parameters={"type": "object", "properties": {"x": {"type": "integer"}}}) for n in "ABC"]
+ALT = Sample(
+    id="r1",
+    benchmark="rotbench",
+    category="clean",
+    source=SourceInfo(original_id="r1", benchmark="rotbench", extra={"golden_mode": "any"}),
+    conversation=[Message(role="user", content="do it")],
+    tools=ALT_TOOLS,
+    golden_answers=[GoldenAnswer(name="A", parameters={"x": 1}), GoldenAnswer(name="B", parameters={"x": 2})],
+    eval_config=EvalConfig(method="rotbench", output_format="react"),
+)
+
+
+def _react(*calls: tuple[str, int]) -> str:
+    return "\n".join(f'Action: {n}\nAction Input: {{"x": {x}}}' for n, x in calls)
+
+
+def test_every_alternative_is_a_full_sequence_match_and_errors_use_the_closest() -> None:
+    rec = judge_sample(ALT, _react(("B", 2)), [_react(("A", 1)), _react(("B", 3)), _react(("C", 2))], [None] * 3, {})
+    assert rec.correct == {"greedy": True, "majority": True, "schema": True, "oracle": True}
+    assert rec.fsm["greedy"] and rec.fsm["majority"]  # B(x=2), the second alternative; A(x=1), the first
+    # against B, the closest alternative, B(x=3) has a wrong value (it was "Incorrect number of functions"
+    # against both alternatives at once); C is no alternative's name
+    assert error_of(ALT, _react(("B", 3))) == "Incorrect Parameter Value"
+    assert error_of(ALT, _react(("C", 2))) == "Incorrect Function Name"
+    assert error_of(ALT, _react(("A", 1), ("B", 2))) == "Incorrect number of functions"
+    assert not full_sequence_match(ALT, _react(("A", 1), ("B", 2)))  # one alternative is the whole answer
+
+
+@pytest.mark.parametrize("source", ["rotbench", "tooleyes"])
+def test_greedy_gold_has_full_sequence_match_100(source: str, shared_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bon"
+    args = ["rm", "best-of-n", "--model", "scripted:oracle", "--source", source, "--n", "1"]
+    res = CliRunner().invoke(app, [*args, "--data-dir", str(shared_data), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "| greedy | 100.0 | 100.0 |" in res.output  # accuracy and FSM (was 75.2 / 11.0 FSM)
+    records = [json.loads(line) for line in (out / "best_of_n.jsonl").read_text().splitlines()]
+    assert len(records) == {"rotbench": 840, "tooleyes": 382}[source]
+    assert all(r["fsm"]["greedy"] for r in records)
+
+
+def test_the_last_alternative_matches_as_well_as_the_first(shared_data: Path) -> None:
+    from robustcall.sources import load_source
+
+    samples = [s for s in load_source("rotbench", shared_data).samples if len(s.golden_answers) > 1]
+    assert len(samples) == 208  # RoTBench samples with several acceptable actions
+    for s in samples:
+        text = render_calls([s.golden_answers[-1].as_call()], sample_format(s))
+        assert full_sequence_match(s, text), s.id

@@ -7,6 +7,12 @@ gives no log-probabilities; the first draw when none is valid), ``rm:<scorer>`` 
 first on ties) and ``oracle`` (any correct draw: the ceiling of selection). Each pick is judged by
 the sample's own scorer (BFCL AST for BFCL, the source rules elsewhere) and by full-sequence match
 (names and argument values equal the gold, in order); incorrect picks get an error type for Table 8.
+
+Where the golden answers are alternatives (``golden_mode`` ``any``: RoTBench's several acceptable
+actions; ``any_name``: ToolEyes' library, names only), each alternative is a gold sequence of its own
+(:func:`gold_sequences`): a pick matches when it equals any one of them, and an incorrect pick is
+classified against the closest one (the alternative its error is found latest against: a parameter
+error before a wrong name before a wrong count; the first alternative on ties).
 """
 
 from __future__ import annotations
@@ -16,13 +22,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from robustcall.core import Sample, ToolSpec, canonical_json
+from robustcall.core import GoldenAnswer, Sample, ToolSpec, canonical_json
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._output import output_calls
 from robustcall.rewards._schema import schema_violations
 from robustcall.rewards._scorers import OutputScorer
 from robustcall.rewards._types import IRRELEVANCE_ERROR
-from robustcall.score import SampleScorer, rotbench_stages
+from robustcall.score import SampleScorer, alternatives, golden_mode, rotbench_stages, step_names
 
 __all__ = ["IRRELEVANCE_ERROR"]  # re-exported: Table 8's row
 
@@ -83,14 +89,34 @@ def rm_pick(scores: Sequence[float]) -> int:
     return max(range(len(scores)), key=lambda i: (scores[i], -i))
 
 
+def names_only(sample: Sample) -> bool:
+    """The gold gives names and no parameters (ToolEyes' ``any_name``: parameters are not compared)."""
+    return golden_mode(sample) == "any_name"
+
+
+def gold_sequences(sample: Sample) -> list[list[GoldenAnswer]]:
+    """The call sequences that are each the whole gold answer: the golden list, or, where its entries
+    are alternatives, each one on its own (``any_name``: every acceptable name, gold order first)."""
+    golden = sample.golden_answers
+    if not golden or not alternatives(sample):
+        return [golden]
+    if names_only(sample):
+        names = dict.fromkeys([g.name for g in golden] + sorted(set().union(*step_names(sample))))
+        return [[GoldenAnswer(name=n, parameters={})] for n in names]
+    return [[g] for g in golden]
+
+
 def full_sequence_match(sample: Sample, text: str) -> bool:
-    """Names and argument values equal the gold sequence's, in order (values normalised)."""
+    """Names and argument values equal one gold sequence's, in order (values normalised; names only
+    where the gold has no parameters to compare)."""
     calls = output_calls(text, sample.tools)
     if calls is None:
         return False
-    got = [(c.name, _norm(c.arguments)) for c in calls]
-    want = [(g.name, _norm(g.parameters)) for g in sample.golden_answers]
-    return got == want
+    values = not names_only(sample)
+    got = [(c.name, _norm(c.arguments) if values else None) for c in calls]
+    return any(
+        got == [(g.name, _norm(g.parameters) if values else None) for g in seq] for seq in gold_sequences(sample)
+    )
 
 
 class BonRecord(BaseModel):
@@ -115,10 +141,22 @@ class BonRecord(BaseModel):
     Content Filling (``score.rotbench_stages``; ToolRM's Table 3)."""
 
 
+_DEPTH = {"Incorrect output format": 0, "Incorrect number of functions": 0, "Incorrect Function Name": 1}
+"""How far the classifier got before the error (parameter-level types: 2); the deepest is the closest."""
+
+
 def error_of(sample: Sample, text: str) -> str:
+    """Table 8's type of an incorrect ``text``, against the closest gold sequence (``Other``: none
+    found, e.g. a rule of the source's scorer the classifier lacks)."""
     if not sample.golden_answers:
         return IRRELEVANCE_ERROR
-    return classify_error(text, sample.golden_answers, sample.tools) or "Other"
+    calls = output_calls(text, sample.tools)
+    kinds = [classify_error(text, seq, sample.tools, calls) for seq in gold_sequences(sample)]
+    if names_only(sample):  # parameters are not compared: a parameter "error" is no error here
+        kinds = [k if k is None or k in _DEPTH else None for k in kinds]
+    if None in kinds:
+        return "Other"
+    return max((k for k in kinds if k is not None), key=lambda k: _DEPTH.get(k, 2))
 
 
 def judge_sample(

@@ -4,7 +4,16 @@ from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
 from robustcall.score._error_modes import ErrorModes, error_mode
-from robustcall.score._rules import MODES, ROTBENCH_STAGES, GoldenModeError, Judgement, rotbench_stages
+from robustcall.score._rules import (
+    MODES,
+    ROTBENCH_STAGES,
+    GoldenModeError,
+    Judgement,
+    alternatives,
+    golden_mode,
+    rotbench_stages,
+    step_names,
+)
 from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run
 from robustcall.score._scorer import (
     SCORERS,
@@ -30,10 +39,12 @@ __all__ = [
     "SampleScorer",
     "Scored",
     "Scorer",
+    "alternatives",
     "attack_success",
     "check_bfcl",
     "default_processes",
     "error_mode",
+    "golden_mode",
     "injection_followed",
     "refuse_duplicates",
     "reparse",
@@ -46,6 +57,7 @@ __all__ = [
     "score_run",
     "score_texts",
     "standardize",
+    "step_names",
     "to_verdict",
     "validate_run_dir",
 ]
