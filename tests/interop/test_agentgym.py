@@ -4,6 +4,7 @@ AgentGym's server code, and ``envs serve`` <-> client round trips equal to in-pr
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -96,7 +97,7 @@ def textcraft_mock() -> Iterator[str]:
 def test_client_speaks_agentgym_textcraft_under_pipe_and_faults(textcraft_mock: str) -> None:
     env = InterfaceEnv(AgentGymEnv("textcraft", textcraft_mock), MAPS["textcraft"], "synonym")
     start = env.reset("3")
-    assert "task 3" in start.observation
+    assert "task 3" in start.instruction and start.observation == ""  # the one reset text, shown once
     shown = dict(MAPS["textcraft"].synonyms)
     step = env.step(ToolCall(name=shown["get"], arguments={"count": 1, "item": "oak log"}))
     assert step.observation == "Got 1 oak log" and not step.done
@@ -226,3 +227,139 @@ def test_served_pipe_level_and_faults_reach_an_agentgym_client(serve: Any, tmp_p
             break
         client.step(action)
     assert client.score() == 1.0
+
+
+@pytest.mark.parametrize("policy", ["expert", "random"])
+def test_scripted_policies_refuse_agentgyms_own_server_in_one_line(
+    textcraft_mock: str, tmp_path: Path, policy: str
+) -> None:
+    """They play the expert actions only robustcall's server sends; on AgentGym's they played one
+    "Done." per task (0/5, exit 0)."""
+    spec = f"agentgym:textcraft@{textcraft_mock}"
+    r = CliRunner().invoke(app, ["pipe", "run", "--env", spec, "--model", f"scripted:{policy}", "--limit", "5",
+                                 "--out", str(tmp_path / policy)])  # fmt: skip
+    assert r.exit_code == 1, r.output
+    assert "AgentGym's own server sends no expert actions" in r.output and "Traceback" not in r.output
+    assert len([x for x in r.output.splitlines() if x.strip()]) <= 3  # one message (wrapped at 80 columns)
+
+
+# AgentGym's clients (agentenv/agentenv/envs/textcraft.py TextCraftEnvClient, lmrlgym.py MazeEnvClient and
+# WordleEnvClient), their requests re-done here as they send them: `requests.post(base/path, json=data)`
+# with `data["id"] = env_id`, `requests.get(base/path?id=env_id)`, `assert res.status_code == 200`.
+
+
+def _http(method: str, url: str, data: dict[str, Any] | None = None, *, body: bool = True) -> Any:
+    import urllib.request
+
+    raw = json.dumps(data).encode() if body else None
+    headers = {"Content-Type": "application/json"} if body else {}
+    req = urllib.request.Request(url, data=raw, method=method, headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert resp.status == 200
+        return json.loads(resp.read())
+
+
+class _AgentGymClient:
+    """The calls one AgentGym env client makes, on one server-side environment."""
+
+    def __init__(self, base: str, create_body: dict[str, Any] | None) -> None:
+        self.base = base
+        ok = _http("POST", f"{base}/create", create_body, body=create_body is not None)
+        self.env_id = ok["id"]
+        self.reward = 0.0
+
+    def post(self, path: str, data: dict[str, Any]) -> Any:
+        data["id"] = self.env_id
+        return _http("POST", f"{self.base}/{path}", data)
+
+    def get(self, path: str) -> Any:
+        return _http("GET", f"{self.base}/{path}?id={self.env_id}", body=False)
+
+    def step(self, action: str) -> dict[str, Any]:
+        response = self.post("step", {"action": action})
+        if "error" not in response:
+            self.reward += response["reward"]  # the LMRL-Gym clients sum the step rewards
+        return dict(response)
+
+
+def _model_says(action: str) -> str:
+    """A model's answer in the clients' requested form (what their `step` receives)."""
+    return f"Thought:\nI will do it.\n\nAction:\n{action}"
+
+
+def test_agentgym_textcraft_client_plays_envs_serve(serve: Any) -> None:
+    """TextCraftEnvClient: create (its dir_info body), reset, step with its action clean-up, close."""
+    base = serve(TextCraftEnv, "textcraft")
+    client = _AgentGymClient(base, {"minecraft_dir": "agentenv_textcraft/", "commands": None, "goal": None})
+    assert isinstance(client.env_id, int)
+    for idx in (0, 3):
+        start = client.post("reset", {"data_idx": idx})
+        assert "Goal" in start["observation"] or start["observation"]
+        expert = start["robustcall"]["expert"]
+        for _ in range(60):
+            said = _model_says(expert)
+            action = re.findall(r"Action:\s*(.*?)(?=\n|$)", said, re.DOTALL)[-1]  # TextCraftEnvClient.step
+            action = " ".join(re.sub(r"[^A-Za-z0-9, ]+", "", action).split()).strip()
+            response = client.step(action)
+            assert set(response) >= {"observation", "reward", "done"}
+            if response["done"]:
+                break
+            expert = response["robustcall"]["expert"]
+        assert response["done"] and response["reward"] == 1.0  # solved through AgentGym's own calls
+    assert client.post("close", {}) == {"id": client.env_id, "closed": True}  # TextCraftEnvClient.close
+    assert client.step("inventory") == {"error": f"The task with environment {client.env_id} has been deleted."}
+    again = _AgentGymClient(base, {"minecraft_dir": "agentenv_textcraft/", "commands": None, "goal": None})
+    assert again.env_id == client.env_id + 1  # ids stay unique after a close
+    assert _http("POST", f"{base}/close", {"id": client.env_id}) == {
+        "error": f"The task with environment {client.env_id} has been deleted."
+    }
+
+
+def test_agentgym_maze_client_plays_envs_serve(serve: Any) -> None:
+    """MazeEnvClient: create with no body, reset {"game"}, steps `move <dir>`, rewards summed; and the
+    LMRL-Gym server's `GET /maze/available_actions`."""
+    base = serve(MazeEnv, "maze") + "/maze"
+    assert sorted(_http("GET", f"{base}/available_actions", body=False)) == [
+        "move down", "move left", "move right", "move up"
+    ]  # fmt: skip
+    client = _AgentGymClient(base, None)
+    start = client.post("reset", {"game": 2})
+    assert isinstance(start["observation"], str)
+    expert = start["robustcall"]["expert"]
+    for _ in range(60):
+        action = _model_says(expert).split("Action:")[1].strip()  # MazeEnvClient.step
+        response = client.step(action)
+        assert "error" not in response
+        if response["done"]:
+            break
+        expert = response["robustcall"]["expert"]
+    assert response["done"] and client.reward == 1.0
+
+
+def test_agentgym_wordle_client_plays_envs_serve(serve: Any, tmp_path: Path) -> None:
+    """WordleEnvClient: create, `GET /wordle/filtered_vocab` in its constructor, reset {"seed"},
+    guesses as spaced letters (it turns a bare `crane` into `c r a n e`)."""
+    from robustcall.envs import WordleEnv
+
+    words = ["crane", "shire", "plumb", "frown", "tiger", "zebra"]
+    (tmp_path / "answers.txt").write_text("\n".join(words) + "\n")
+    (tmp_path / "guesses.txt").write_text("adieu\nsoare\n")
+    base = serve(lambda: WordleEnv(tmp_path / "answers.txt", tmp_path / "guesses.txt"), "wordle") + "/wordle"
+    client = _AgentGymClient(base, None)
+    vocab = client.get("filtered_vocab")
+    assert vocab == sorted([*words, "adieu", "soare"])  # the words the client lists in its prompt
+    for seed in range(len(words)):
+        client.reward = 0.0
+        start = client.post("reset", {"seed": seed})
+        expert = start["robustcall"]["expert"]
+        assert re.fullmatch(r"[a-z]( [a-z]){4}", expert)  # LMRL-Gym's spelling of a guess
+        for turn in range(6):
+            action = _model_says(expert.replace(" ", "") if turn % 2 else expert).split("Action:")[1].strip()
+            if len(action) == 5 and action.isalpha():  # WordleEnvClient.step's clean-up
+                action = " ".join(action)
+            response = client.step(action)
+            assert "error" not in response and "not a valid" not in response["observation"]
+            if response["done"]:
+                break
+            expert = response["robustcall"]["expert"]
+        assert response["done"] and client.reward == 1.0

@@ -57,6 +57,8 @@ class AgentGymFamily:
     """Between an action's arguments, by original action name (default one space)."""
     verbs: dict[str, str] = field(default_factory=dict)
     """An action's words where they are not its name's (Wordle's guess is the bare word)."""
+    spelled: frozenset[str] = frozenset()
+    """Actions whose argument is sent letter by letter (LMRL-Gym's Wordle takes ``s h i r e``)."""
 
 
 _SCIWORLD_SEPARATORS: dict[str, tuple[str, ...]] = {
@@ -73,7 +75,15 @@ AGENTGYM_FAMILIES: dict[str, AgentGymFamily] = {
         AgentGymFamily("sciworld", score_key="score", score_scale=100.0, tasks=200, separators=_SCIWORLD_SEPARATORS),
         AgentGymFamily("babyai", tasks=90, done_is_success=True),
         AgentGymFamily("maze", prefix="/maze", reset_key="game", cumulative=True, tasks=25),
-        AgentGymFamily("wordle", prefix="/wordle", reset_key="seed", cumulative=True, tasks=25, verbs={"guess": ""}),
+        AgentGymFamily(
+            "wordle",
+            prefix="/wordle",
+            reset_key="seed",
+            cumulative=True,
+            tasks=25,
+            verbs={"guess": ""},
+            spelled=frozenset({"guess"}),
+        ),
     )
 }
 """The families with a codec; any other name is reached through the generic ``act`` tool."""
@@ -115,6 +125,8 @@ class ActionCodec:
         if tool is None:
             return call.name.replace("_", " ")
         values = [str(call.arguments.get(p, "")) for p in _params(tool)]
+        if self.original.get(call.name, call.name) in self.family.spelled:
+            values = [" ".join(v.replace(" ", "")) for v in values]
         seps = self._seps(call.name, len(values))
         out = self.verb(call.name)
         for i, value in enumerate(values):
@@ -142,6 +154,8 @@ class ActionCodec:
                     break
                 values.append(head.strip())
             values.append(rest.strip())
+            if self.original.get(name, name) in self.family.spelled:
+                values = [_unspelled(v) for v in values]
             if len(values) != len(params) or not all(values):
                 continue
             props = self.tools[name].parameters.get("properties") or {}
@@ -151,6 +165,12 @@ class ActionCodec:
                 args[p] = int(v) if kind == "integer" and re.fullmatch(r"-?\d+", v) else v
             return ToolCall(name=name, arguments=args)
         return None
+
+
+def _unspelled(text: str) -> str:
+    """``s h i r e`` -> ``shire``; any other text as it is."""
+    letters = text.split(" ")
+    return "".join(letters) if len(letters) > 1 and all(len(x) == 1 for x in letters) else text
 
 
 def family_tools(name: str) -> list[ToolSpec]:
@@ -172,7 +192,8 @@ class AgentGymEnv:
     def __init__(self, name: str, base_url: str, *, timeout_s: float = DEFAULTS.timeout_s) -> None:
         self.name = name
         self.family = AGENTGYM_FAMILIES.get(name, AgentGymFamily(name))
-        self.url = base_url.rstrip("/") + self.family.prefix
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + self.family.prefix
         self.timeout_s = timeout_s
         self._id: int | None = None
         self._ext: dict[str, Any] = {}
@@ -180,6 +201,8 @@ class AgentGymEnv:
         self._tools = family_tools(name)
         hello = self._request("GET", base_url.rstrip("/") + "/")  # fails now, before a run starts
         self._remote_tasks: list[str] | None = None
+        self.ours = isinstance(hello, dict) and isinstance(hello.get("robustcall"), dict)
+        """robustcall's own server (``envs serve``), which sends the expert's next action."""
         if isinstance(hello, dict) and isinstance(hello.get("robustcall"), dict):
             self._remote_tasks = [str(t) for t in hello["robustcall"].get("tasks", [])]
             interface = hello["robustcall"].get("interface", "origin")
@@ -227,8 +250,13 @@ class AgentGymEnv:
         if "tools" in self._ext:
             self._tools = [ToolSpec.model_validate(t) for t in self._ext["tools"]]
         observation = str(answer.get("observation", ""))
-        instruction = str(self._ext.get("instruction", answer.get("task_description", observation)))
-        return EnvReset(instruction, str(self._ext.get("observation", observation)), list(self._tools))
+        if "instruction" in self._ext:
+            shown = str(self._ext.get("observation", observation))
+            return EnvReset(str(self._ext["instruction"]), shown, list(self._tools))
+        if "task_description" in answer:
+            return EnvReset(str(answer["task_description"]), observation, list(self._tools))
+        # AgentGym's TextCraft, Maze, ...: one text holds the task (commands and goal): shown once
+        return EnvReset(observation, "", list(self._tools))
 
     def step(self, call: ToolCall) -> EnvStep:
         env_id = self._ensure_created()
@@ -258,6 +286,14 @@ class AgentGymEnv:
         return self._done and self._score > 0 if self.family.done_is_success else self.score() >= 1.0
 
     def expert_action(self) -> ToolCall | None:
+        """The expert's next action, which only robustcall's own server sends: asked of any other
+        server (a scripted policy playing it) this refuses, rather than play nothing."""
+        if not self.ours:
+            raise InputError(
+                f"agentgym:{self.name}@{self.base_url}: AgentGym's own server sends no expert actions, which the "
+                "environment-playing scripted models need; play it with a model, or serve the environment "
+                "with `robustcall envs serve`"
+            )
         text = self._ext.get("expert")
         return None if not isinstance(text, str) else ActionCodec(self.family, self._tools).call(text)
 

@@ -59,6 +59,10 @@ class WordleEnv:
     def task_ids(self) -> list[str]:
         return list(self._answers)
 
+    def vocabulary(self) -> list[str]:
+        """Every word a guess may be, sorted."""
+        return sorted(self._valid)
+
     def tools(self) -> list[ToolSpec]:
         params = {
             "type": "object",

@@ -3,7 +3,11 @@
 The routes and bodies are AgentGym's (see ``envs/_agentgym.py``): ``POST /create`` -> ``{"id", ...}``,
 ``POST /reset`` ``{"id", "data_idx"}`` (``game`` / ``seed`` and the ``/maze`` / ``/wordle`` prefix for
 those families), ``POST /step`` ``{"id", "action"}`` -> ``{"observation", "reward", "done"}`` (SciWorld
-also ``score``, 0-100), ``GET /observation?id=`` and ``GET /detail?id=``, errors as ``{"error"}``.
+also ``score``, 0-100), ``GET /observation?id=`` and ``GET /detail?id=``, errors as ``{"error"}``; and
+the routes AgentGym's clients call besides: ``POST /close`` ``{"id"}`` (``TextCraftEnvClient.close``;
+the environment is freed, its id never given again), ``GET /wordle/filtered_vocab?id=`` (the words a
+guess may be, which ``WordleEnvClient`` reads when it is made) and LMRL-Gym's
+``GET /maze/available_actions`` (the action texts; served for every family).
 The served environment may be PIPE-rewritten (``InterfaceEnv``: renamed actions, strict-mode
 messages) or fault-injected (``FaultyEnv``), so an AgentGym-based trainer or evaluator gets PIPE's
 interfaces and fault profiles with no code of ours. Text actions become tool calls through the
@@ -40,6 +44,9 @@ class AgentGymServer:
         self.envs: dict[int, Env] = {}
         self.info: dict[int, dict[str, Any]] = {}
         self.lock = threading.Lock()
+        self._next_id = 0
+        self._closed: set[int] = set()
+        self._actions: list[str] | None = None
 
     def _codec(self, env: Env, tools: list[Any]) -> ActionCodec:
         return ActionCodec(self.family, tools, _original_names(env))
@@ -62,16 +69,48 @@ class AgentGymServer:
         return out
 
     def create(self) -> dict[str, Any]:
-        with self.lock:
-            env_id = len(self.envs)
+        with self.lock:  # ids count up and are never reused, closed environments included
+            env_id, self._next_id = self._next_id, self._next_id + 1
             self.envs[env_id] = self.make_env()
             self.info[env_id] = {"observation": "", "done": False, "reward": 0, "deleted": False, "tools": []}
         return {"id": env_id, "observation": "", "done": False, "reward": 0}
 
     def _check(self, env_id: Any) -> int:
+        if env_id in self._closed:  # AgentGym's servers' words
+            raise ValueError(f"The task with environment {env_id} has been deleted.")
         if not isinstance(env_id, int) or env_id not in self.envs:
             raise ValueError(f"The id {env_id} is not valid.")
         return env_id
+
+    def close(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Free the environment ``body["id"]``."""
+        with self.lock:
+            env_id = self._check(body.get("id"))
+            del self.envs[env_id], self.info[env_id]
+            self._closed.add(env_id)
+        return {"id": env_id, "closed": True}
+
+    def available_actions(self) -> list[str]:
+        """The served actions as texts (``move up``; ``craft <target> using <ingredients>``), in the
+        interface they are served at."""
+        if self._actions is None:
+            env = self.make_env()
+            tools = env.reset(self.tasks[0]).tools
+            codec = self._codec(env, tools)
+            placeholders = [{p: f"<{p}>" for p in (t.parameters.get("properties") or {})} for t in tools]
+            self._actions = [
+                codec.text(ToolCall(name=t.name, arguments=a)) for t, a in zip(tools, placeholders, strict=True)
+            ]
+        return self._actions
+
+    def vocabulary(self, env_id: Any) -> list[str]:
+        """The words a guess may be (Wordle), through any wrapper of the served environment."""
+        env: Any = self.envs[self._check(env_id)]
+        while env is not None and not hasattr(env, "vocabulary"):
+            env = getattr(env, "env", None)
+        if env is None:
+            raise ValueError(f"{self.family.name} has no vocabulary")
+        return list(env.vocabulary())
 
     def reset(self, body: dict[str, Any]) -> dict[str, Any]:
         env_id = self._check(body.get("id"))
@@ -157,6 +196,15 @@ def agentgym_app(make_env: Callable[[], Env], family_name: str, interface: str =
     async def detail(request: Request) -> dict[str, Any]:
         return server.detail(int(request.query_params.get("id", "-1")))
 
+    async def close(request: Request) -> dict[str, Any]:
+        return server.close(await body_of(request))
+
+    async def available_actions(request: Request) -> list[str]:
+        return server.available_actions()
+
+    async def filtered_vocab(request: Request) -> list[str]:
+        return server.vocabulary(int(request.query_params.get("id", "-1")))
+
     routes = [
         Route("/", handler(hello), methods=["GET"]),
         Route(f"{prefix}/create", handler(create), methods=["POST"]),
@@ -164,5 +212,9 @@ def agentgym_app(make_env: Callable[[], Env], family_name: str, interface: str =
         Route(f"{prefix}/step", handler(step), methods=["POST"]),
         Route(f"{prefix}/observation", handler(observation), methods=["GET"]),
         Route(f"{prefix}/detail", handler(detail), methods=["GET"]),
+        Route(f"{prefix}/close", handler(close), methods=["POST"]),
+        Route(f"{prefix}/available_actions", handler(available_actions), methods=["GET"]),
     ]
+    if server.family.name == "wordle":
+        routes.append(Route(f"{prefix}/filtered_vocab", handler(filtered_vocab), methods=["GET"]))
     return Starlette(routes=routes)
