@@ -363,3 +363,15 @@ def test_agentgym_wordle_client_plays_envs_serve(serve: Any, tmp_path: Path) -> 
                 break
             expert = response["robustcall"]["expert"]
         assert response["done"] and client.reward == 1.0
+
+
+def test_the_first_user_turn_holds_agentgyms_reset_text_once(textcraft_mock: str, tmp_path: Path) -> None:
+    """AgentGym's TextCraft answers `/reset` with one `observation` (commands and goal), no
+    `task_description`: the agent's first turn shows it once (it was the instruction and the observation)."""
+    spec = f"agentgym:textcraft@{textcraft_mock}"
+    r = CliRunner().invoke(app, ["pipe", "run", "--env", spec, "--model", "scripted:never_call", "--limit", "2",
+                                 "--out", str(tmp_path)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    for n, line in enumerate((tmp_path / "trajectories.jsonl").read_text().splitlines()):
+        first = next(m["content"] for m in json.loads(line)["messages"] if m["role"] == "user")
+        assert first == f"Crafting commands:\ncraft 4 oak planks using 1 oak log\n\nGoal: craft oak planks. (task {n})"
