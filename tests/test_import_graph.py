@@ -14,7 +14,10 @@ Every import counts, inside functions and ``TYPE_CHECKING`` blocks too.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "robustcall"
 TOP = {"cli", "web", "interop", "inspect_task"}
@@ -120,3 +123,81 @@ def test_every_known_offender_still_offends() -> None:
     assert not fixed, "fixed: remove these from KNOWN_OFFENDERS in tests/test_import_graph.py:\n" + "\n".join(
         map(str, fixed)
     )
+
+
+def _module_name(path: Path) -> str:
+    parts = ("robustcall", *path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_edges(path: Path, modules: set[str]) -> set[str]:
+    """The modules of ours the file imports: ``from pkg import name`` is an edge to ``pkg.name`` where
+    that is a module, else to ``pkg`` (its ``__init__``); a package's own submodules are no self-edge."""
+    me = _module_name(path)
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name in modules}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module in modules:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                out.add(sub if sub in modules else node.module)
+    return out - {me}
+
+
+def import_cycles() -> list[list[str]]:
+    """Every set of modules that import one another in a circle (strongly connected components of the
+    module graph with more than one member), each sorted."""
+    paths = sorted(SRC.rglob("*.py"))
+    modules = {_module_name(path) for path in paths}
+    graph = {_module_name(path): _module_edges(path, modules) for path in paths}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm; the graph is a few hundred modules deep at most
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                members.append(top)
+                if top == node:
+                    break
+            if len(members) > 1:
+                cycles.append(sorted(members))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return sorted(cycles)
+
+
+def test_the_cycle_finder_finds_a_circle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "robustcall" / "envs"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from robustcall.envs._a import A\n")
+    (pkg / "_a.py").write_text("def f():\n    from robustcall.envs._b import B\n")
+    (pkg / "_b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from robustcall.envs._a import A\n"
+    )
+    (pkg / "_c.py").write_text("from robustcall.envs._a import A\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path / "robustcall")
+    assert import_cycles() == [["robustcall.envs._a", "robustcall.envs._b"]]
+
+
+def test_no_module_imports_in_a_circle() -> None:
+    """A circle (even through a function-level or ``TYPE_CHECKING`` import) means two modules are one
+    concern split in two, or a third one is missing; none is left (issue 38)."""
+    assert import_cycles() == []

@@ -3,6 +3,7 @@
 from robustcall.envs._agentgym import AGENTGYM_FAMILIES, ActionCodec, AgentGymEnv, AgentGymFamily
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._dbbench import DbBenchEnv
+from robustcall.envs._load import load_env
 from robustcall.envs._maze import MazeEnv
 from robustcall.envs._protocol import Env, EnvReset, EnvStep, Rewarded, UserTurns, is_solved
 from robustcall.envs._registry import (
@@ -10,7 +11,6 @@ from robustcall.envs._registry import (
     ENVS,
     EnvKind,
     env_names,
-    load_env,
     make_env,
     register_env,
     size_note,

@@ -20,10 +20,10 @@ server (task i: level ``i mod L``, seed ``i div L``), so the first N tasks sprea
 levels whose solution drops a key are left out). Score: the game's reward as AgentGym reports it
 (``1 − 0.9 · moves / move limit`` on success, else 0); success: the game says the mission is done.
 
-Expert (``_babyai_expert``): a shortest plan in calls from the game's full state, found by breadth-first
-search, kept while the agent follows it and searched again when the agent did something else. It solves all
-90 default tasks within 12 calls (mean 2.2); the old expert (minigrid's ``BabyAIBot``, exploring room by
-room) needed up to 75.
+Expert (``_babyai_expert``, whose ``BabyAIEnv`` is the registered environment): a shortest plan in calls
+from the game's full state, found by breadth-first search, kept while the agent follows it and searched
+again when the agent did something else. It solves all 90 default tasks within 12 calls (mean 2.2); the old
+expert (minigrid's ``BabyAIBot``, exploring room by room) needed up to 75.
 """
 
 from __future__ import annotations
@@ -85,8 +85,9 @@ def _steps(n: int) -> str:
     return f"{n} step{'s' if n != 1 else ''}"
 
 
-class BabyAIEnv:
-    """The Env protocol over BabyAI levels."""
+class BabyAIGame:
+    """The Env protocol over BabyAI levels, without the expert (``BabyAIEnv`` in ``_babyai_expert.py``
+    adds it: the expert's search plays the game through this class)."""
 
     name = "babyai"
     EXPERT_MAX_CALLS = 30
@@ -294,15 +295,3 @@ class BabyAIEnv:
 
     def solved(self) -> bool:
         return self._solved
-
-    # the expert ------------------------------------------------------------------------------
-    def expert_action(self) -> ToolCall | None:
-        """The next call of a shortest plan (in calls) from the game's state; the plan is kept while the agent
-        follows it and searched again when the agent did something else."""
-        if self._env is None or self._done:
-            return None
-        if self._plan is None:
-            from robustcall.envs._babyai_expert import shortest_plan  # it builds on this class
-
-            self._plan = shortest_plan(self, self.EXPERT_MAX_CALLS)
-        return self._plan[0] if self._plan else None

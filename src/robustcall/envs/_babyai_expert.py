@@ -1,7 +1,7 @@
 """The BabyAI expert: a shortest plan in tool calls, found by breadth-first search over the game's states.
 
 The search knows the whole game (where every key, door and object is), like the oracle that wrote the
-paper's expert trajectories; it plays candidate calls through ``BabyAIEnv.step`` itself, on a copy of the
+paper's expert trajectories; it plays candidate calls through ``BabyAIGame.step`` itself, on a copy of the
 game, so a plan found here does in the game exactly what it did in the search. A state is what the eight
 actions change: where the agent stands and faces, what it carries, which doors are open or locked, and how
 far the mission's instruction has got (``open the red door, then ...``). Not tried, as they cannot shorten a
@@ -18,7 +18,7 @@ from collections import deque
 from typing import Any
 
 from robustcall.core import ToolCall
-from robustcall.envs._babyai import BabyAIEnv
+from robustcall.envs._babyai import BabyAIGame
 
 MAX_STATES = 20_000
 """States the search may visit before giving up (the hardest default task needs a few thousand)."""
@@ -31,7 +31,7 @@ def _instr_nodes(instr: Any) -> list[Any]:
     return [instr, *(node for sub in subs if sub is not None for node in _instr_nodes(sub))]
 
 
-class _Sim(BabyAIEnv):
+class _Sim(BabyAIGame):
     def _describe(self) -> str:
         return ""  # the search reads what is in view once per state (``_Game.load``), not after every call
 
@@ -39,7 +39,7 @@ class _Sim(BabyAIEnv):
 class _Game:
     """A copy of the game that can be put into any state the search reaches."""
 
-    def __init__(self, env: BabyAIEnv) -> None:
+    def __init__(self, env: BabyAIGame) -> None:
         self.sim = _Sim(levels=(), size=0)
         self.sim._env = copy.deepcopy(env._env.unwrapped)  # no wrappers: their checks are for the agent's game
         self.sim._env.gen_obs = lambda: {}  # nor the agent's image of the view, for every game move played here
@@ -83,7 +83,7 @@ class _Game:
         game.agent_pos, game.agent_dir, game.step_count = pos, d, self.step_count
         self.sim._done, self.sim._solved = False, False
         if view is None:
-            BabyAIEnv._describe(self.sim)  # the objects in view from here, as the agent would be shown them
+            BabyAIGame._describe(self.sim)  # the objects in view from here, as the agent would be shown them
         else:
             self.sim._visible = view
 
@@ -117,7 +117,7 @@ def _key(state: tuple[Any, ...]) -> tuple[Any, ...]:
     return pos, d, carried, progress
 
 
-def shortest_plan(env: BabyAIEnv, max_calls: int) -> list[ToolCall] | None:
+def shortest_plan(env: BabyAIGame, max_calls: int) -> list[ToolCall] | None:
     """The fewest calls (at most ``max_calls``) that accomplish the mission from the game's current state,
     or ``None`` when none is found (say, the agent carries an object it cannot put down)."""
     game = _Game(env)
@@ -148,3 +148,16 @@ def shortest_plan(env: BabyAIEnv, max_calls: int) -> list[ToolCall] | None:
                 back[after] = (state, call)
                 queue.append((after, depth + 1))
     return None
+
+
+class BabyAIEnv(BabyAIGame):
+    """The BabyAI environment with its expert (the one ``--env babyai`` builds)."""
+
+    def expert_action(self) -> ToolCall | None:
+        """The next call of a shortest plan (in calls) from the game's state; the plan is kept while the agent
+        follows it and searched again when the agent did something else."""
+        if self._env is None or self._done:
+            return None
+        if self._plan is None:
+            self._plan = shortest_plan(self, self.EXPERT_MAX_CALLS)
+        return self._plan[0] if self._plan else None

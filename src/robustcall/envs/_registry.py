@@ -44,7 +44,7 @@ def env_names() -> tuple[str, ...]:
 
 
 def _babyai(data: Path | None) -> Env:
-    from robustcall.envs._babyai import BabyAIEnv
+    from robustcall.envs._babyai_expert import BabyAIEnv
 
     return BabyAIEnv()
 
@@ -113,36 +113,3 @@ def size_note(spec: str, env: Env) -> str | None:
         return None
     why = getattr(env, "size_note", None) or "the data given holds no more"
     return f"{spec} has {have} tasks, not the {want} of {table}: {why}"
-
-
-def load_env(spec: str, data: Path | None = None) -> Callable[[], Env]:
-    """A factory of fresh environments: a registered name (:data:`ENVS`, with ``data`` where it
-    needs some), ``agentgym:<name>@<url>`` (an AgentGym environment server, ``_agentgym.py``) or
-    ``package.module:Class`` (any class implementing ``Env``, built without arguments)."""
-    import importlib
-    import sys
-
-    if spec in ENVS:
-        make_env(spec, data)  # fail now, not in the middle of a run, when data is missing
-        return lambda: make_env(spec, data)
-    if spec.startswith("agentgym:"):
-        from robustcall.envs._agentgym import AgentGymEnv, parse_agentgym_spec
-
-        name, url = parse_agentgym_spec(spec)
-        AgentGymEnv(name, url)  # fail now when the server is not there
-        return lambda: AgentGymEnv(name, url)
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))  # like `python -m`: your own modules in the working directory
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise InputError(
-            f"unknown environment {spec!r}: give one of {', '.join(env_names())}, "
-            "or `package.module:Class` of an Env implementation"
-        )
-    try:
-        factory = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise InputError(f"cannot load environment {spec!r}: {exc}") from None
-    if not callable(factory):
-        raise InputError(f"environment {spec!r} is not a class or factory")
-    return factory  # type: ignore[no-any-return]

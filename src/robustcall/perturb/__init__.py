@@ -23,8 +23,8 @@ from robustcall.perturb._llm import LLMRewriter, model_specs
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
 from robustcall.perturb._reward import abbreviate
-from robustcall.perturb._rewriter import Rewriter, guarded
-from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, PerturbContext
+from robustcall.perturb._rewriter import guarded
+from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, PerturbContext, Rewriter
 
 __all__ = [
     "ALLOCATED_TYPES",

@@ -35,8 +35,7 @@ from robustcall.perturb._compose import (
     takes_every_type,
 )
 from robustcall.perturb._offline import OfflineRewriter
-from robustcall.perturb._rewriter import Rewriter
-from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext, approx_tokens
+from robustcall.perturb._types import REGISTRY, GuardStats, PerturbContext, Rewriter, approx_tokens
 from robustcall.sources import DEFAULT_COMPOSITION, PAPER_AVG_TOOLS, PAPER_TABLE3, load_source, mean_tools, select_clean
 
 

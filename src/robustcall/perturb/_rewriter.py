@@ -1,50 +1,11 @@
-"""The ``Rewriter`` protocol (the text generation behind Typo, QueryPara, ToolPara, ParamPara and
-RedunTool) and the guard that every rewrite passes through."""
+"""The guard that every rewrite of a ``Rewriter`` (``_types.py``) passes through."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from typing import Any, Protocol
 
-from robustcall.core import ToolSpec
 from robustcall.perturb._protect import Protection
 from robustcall.perturb._types import PerturbContext
-
-
-class Rewriter(Protocol):
-    """Produces the LLM-generated text of the five generated types.
-
-    ``attempt`` counts tries of the same request (0 first); a rewriter must give a different answer
-    for a different attempt when it can (the LLM rewriter keys its cache on it, the offline one
-    draws again from ``rng``).
-    """
-
-    name: str
-
-    def settings(self) -> dict[str, Any]:
-        """What identifies this rewriter's outputs (written into the manifest)."""
-        ...
-
-    def typos(self, query: str, protection: Protection, rng: random.Random, attempt: int) -> str: ...
-
-    def paraphrase_query(self, query: str, protection: Protection, rng: random.Random, attempt: int) -> str: ...
-
-    def paraphrase_tool_description(
-        self, tool_name: str, description: str, protection: Protection, rng: random.Random, attempt: int
-    ) -> str: ...
-
-    def paraphrase_parameter_description(
-        self,
-        param_name: str,
-        param_type: str,
-        description: str,
-        protection: Protection,
-        rng: random.Random,
-        attempt: int,
-    ) -> str: ...
-
-    def sibling_tools(self, tool: ToolSpec, n: int, rng: random.Random, attempt: int) -> list[ToolSpec]: ...
 
 
 def guarded(

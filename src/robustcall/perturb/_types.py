@@ -1,16 +1,50 @@
-"""The registry's record types: a perturbation type, the context it runs in, guard statistics."""
+"""The registry's record types: a perturbation type, the context it runs in, the ``Rewriter`` protocol
+(the text generation behind Typo, QueryPara, ToolPara, ParamPara and RedunTool), guard statistics."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from robustcall.core import Component, PerturbationInfo, Sample, type_info
+from robustcall.core import Component, PerturbationInfo, Sample, ToolSpec, type_info
+from robustcall.perturb._protect import Protection
 
-if TYPE_CHECKING:
-    from robustcall.perturb._rewriter import Rewriter
+
+class Rewriter(Protocol):
+    """Produces the LLM-generated text of the five generated types.
+
+    ``attempt`` counts tries of the same request (0 first); a rewriter must give a different answer
+    for a different attempt when it can (the LLM rewriter keys its cache on it, the offline one
+    draws again from ``rng``).
+    """
+
+    name: str
+
+    def settings(self) -> dict[str, Any]:
+        """What identifies this rewriter's outputs (written into the manifest)."""
+        ...
+
+    def typos(self, query: str, protection: Protection, rng: random.Random, attempt: int) -> str: ...
+
+    def paraphrase_query(self, query: str, protection: Protection, rng: random.Random, attempt: int) -> str: ...
+
+    def paraphrase_tool_description(
+        self, tool_name: str, description: str, protection: Protection, rng: random.Random, attempt: int
+    ) -> str: ...
+
+    def paraphrase_parameter_description(
+        self,
+        param_name: str,
+        param_type: str,
+        description: str,
+        protection: Protection,
+        rng: random.Random,
+        attempt: int,
+    ) -> str: ...
+
+    def sibling_tools(self, tool: ToolSpec, n: int, rng: random.Random, attempt: int) -> list[ToolSpec]: ...
 
 
 @dataclass
