@@ -15,6 +15,7 @@ import pytest
 from robustcall.core import Message
 from robustcall.models import ModelRequest
 from robustcall.models.local import MODEL_SHA256, LlamaServer, LocalModel, ServerStartError, local_paths
+from robustcall.models.local import _server as server_module
 from robustcall.models.local._artifacts import write_marker
 
 FAKE_SERVER = textwrap.dedent(
@@ -202,3 +203,19 @@ def test_local_model_not_set_up_says_what_to_run(tmp_path):
 
     with pytest.raises(LocalModelNotReady, match="robustcall model setup"):
         LocalModel(root=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("flags", "amx"),
+    [("fpu avx2 avx512_vnni amx_bf16 amx_tile amx_int8 avx512_fp16", True), ("fpu avx2 avx512_vnni", False)],
+)
+def test_an_amx_cpu_gets_plain_weight_buffers(tmp_path, monkeypatch, flags, amx):
+    info = tmp_path / "cpuinfo"
+    info.write_text(f"processor\t: 0\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: {flags}\n")
+    assert server_module.cpu_has_amx(info) is amx
+    assert server_module.cpu_has_amx(tmp_path / "missing") is False
+    monkeypatch.setattr(server_module, "cpu_has_amx", lambda: amx)
+    server = LlamaServer(
+        Path("llama-server"), Path("m.gguf"), chat_template=None, parallel=1, threads=1, log_dir=tmp_path
+    )
+    assert ("--no-repack" in server.command(8080)) is amx

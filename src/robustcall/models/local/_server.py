@@ -62,6 +62,17 @@ def _stop_process(proc: subprocess.Popen[bytes], grace_s: float) -> None:
         proc.wait(timeout=grace_s)
 
 
+def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether the CPU advertises Intel AMX. llama.cpp's native build then compiles its AMX weight
+    buffers, and on such machines here (Xeon, AMX in /proc/cpuinfo) llama-server 11434 segfaults in
+    ``ggml_backend_amx_mul_mat`` while warming up; ``--no-repack`` keeps weights in plain buffers."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith("flags") and " amx_int8" in line for line in text.splitlines())
+
+
 class LlamaServer:
     """One ``llama-server`` child serving one GGUF with our chat template."""
 
@@ -128,6 +139,7 @@ class LlamaServer:
             "--kv-unified",  # the slots share the whole context instead of ctx_size / parallel each
             "--threads",
             str(self.threads),
+            *(["--no-repack"] if cpu_has_amx() else []),
             *self.extra_args,
         ]
         return cmd
