@@ -1,0 +1,81 @@
+"""Upstream BFCL's own `evaluate_task` on a result folder, and its agreement with `robustcall score`.
+
+`bfcl evaluate` itself needs BFCL's full dependency set (every vendor SDK); this runs the same
+`evaluate_task` (decoder, `ast_checker`, relevance runner) with one handler, BFCL's OpenAI-compatible
+one, in the oracle venv of ../shared/tools/bfcl_oracle plus what that handler imports:
+
+  bash ../shared/tools/bfcl_oracle/setup.sh /tmp/bfcl_oracle_venv
+  /tmp/bfcl_oracle_venv/bin/pip install openai tqdm python-dotenv overrides numpy pandas tabulate
+  OPENAI_API_KEY=unused /tmp/bfcl_oracle_venv/bin/python benchmarks/bfcl_evaluate.py \
+      RESULT_DIR gpt-4o-2024-11-20-FC fc [--compare RUN_DIR]
+
+RESULT_DIR holds RESULT_DIR/<model>/<group>/BFCL_v4_<category>_result.json (`robustcall export bfcl
+--out RESULT_DIR`, or a `bfcl generate` folder); `fc` / `prompt` picks the handler's mode (`fc` also sets
+`underscore_to_dot`, as gpt-4o-2024-11-20-FC's entry does). Only the categories robustcall scores are
+evaluated. Prints upstream's correct count; with `--compare`, the ids on which upstream's verdict and
+RUN_DIR/scores.jsonl (`robustcall score`) differ and the agreement k/n. No request is sent anywhere.
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import types
+from collections import defaultdict
+from pathlib import Path
+
+SCORED = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
+          "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance")  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("result_dir", type=Path)
+    ap.add_argument("model")
+    ap.add_argument("mode", choices=["fc", "prompt"])
+    ap.add_argument("--compare", type=Path, help="a robustcall run directory with scores.jsonl")
+    args = ap.parse_args()
+    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+    from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+
+    class Config:  # the model's entry in BFCL's list, as far as evaluation reads it
+        model_name = args.model
+        model_handler = OpenAICompletionsHandler
+        is_fc_model = underscore_to_dot = args.mode == "fc"
+        input_price = output_price = None
+        is_oss = False
+
+    stub = types.ModuleType("bfcl_eval.constants.model_config")
+    stub.MODEL_CONFIG_MAPPING = defaultdict(Config)  # the real list imports every vendor's SDK
+    sys.modules[stub.__name__] = stub
+    from bfcl_eval.eval_checker import eval_runner
+    from bfcl_eval.utils import extract_test_category, load_file
+
+    score_dir = Path(tempfile.mkdtemp(prefix="bfcl-score-"))
+    handler = eval_runner.get_handler(args.model)
+    ids: list[str] = []
+    for path in sorted((args.result_dir / args.model).rglob("BFCL_v4_*_result.json")):
+        category = extract_test_category(path)
+        if category not in SCORED:
+            continue
+        results = load_file(path, sort_by_id=True)
+        ids += [r["id"] for r in results]
+        eval_runner.evaluate_task(category, args.result_dir, score_dir, results, args.model, handler, {}, True)
+    wrong = set()
+    for path in score_dir.rglob("*_score.json"):
+        wrong |= {json.loads(x)["id"] for x in path.read_text().splitlines()[1:]}
+    print(f"upstream: {len(ids) - len(wrong & set(ids))}/{len(ids)} correct")
+    if args.compare is not None:
+        ours = {}
+        for line in (args.compare / "scores.jsonl").read_text().splitlines():
+            v = json.loads(line)
+            ours[v["id"].split("__")[-1]] = v["correct"]
+        differ = sorted(i for i in ids if ours.get(i) is not (i not in wrong))
+        for i in differ:
+            print(f"differs: {i} upstream={i not in wrong} robustcall={ours.get(i)}")
+        print(f"agreement: {len(ids) - len(differ)}/{len(ids)}")
+
+
+if __name__ == "__main__":
+    main()
