@@ -138,8 +138,9 @@ def test_a_sloppy_agent_repairs_every_typed_error_with_one_extra_step() -> None:
     env = AxisEnv(Store(), ["param_type_mismatch"])
     traj = _episode(env, Sloppy(env), "5")
     assert traj.success and len(traj.steps) == 2
-    metrics = fault_metrics([traj])
+    metrics = fault_metrics([traj], rr_rule="retry")  # the repair is the plausible action
     assert metrics.faults == 1 and metrics.recovery_rate == 1.0
+    assert fault_metrics([traj]).recovery_rate == 0.0  # identify: it repairs without a word
 
 
 DATA = {"dbbench": "agentbench_dbbench", "wordle": "wordle"}
@@ -288,4 +289,5 @@ def test_an_error_the_agent_failed_to_inspect_fails_the_next_write() -> None:
         "authenticate",
         "set_value",
     ]
-    assert fault_metrics([careful]).recovery_rate == 1.0
+    assert fault_metrics([careful], rr_rule="retry").recovery_rate == 1.0
+    assert fault_metrics([careful]).recovery_rate == 0.0  # the expert writes nothing: identify needs words

@@ -61,10 +61,14 @@ def test_a_retrying_expert_recovers_names_every_error_and_never_loops() -> None:
     m = fault_metrics(trajs)
     assert m.eia == 1.0 and m.modes["infinite_loop"] == 0 and m.unrecoverable.get("loop", 0) == 0
     assert m.recovery_rate is not None and m.recovery_rate >= 0.8
-    # what it does not recover: a removed tool it needs, where it stops and says so (Graceful Failure),
-    # and the faults of those episodes whose only later calls met the removal
-    missed = [(t, f) for t in trajs for f in analyse(t)[1] if not f.recovered]
-    assert {f.mode for _, f in missed if f.fault_type == "tool_deprecated"} == {"graceful_failure"}
+    # a removed tool it needs: it stops and says so, a plausible reaction to a permanent fault (recovered)
+    # whose Table 6 mode is Graceful Failure; what it misses are the faults of those episodes whose only
+    # later calls met the removal
+    faults = [(t, f) for t in trajs for f in analyse(t)[1]]
+    stops = [f for t, f in faults if f.mode == "graceful_failure"]
+    assert stops and all(f.recovered == (f.fault_type == "tool_deprecated") for f in stops)
+    missed = [(t, f) for t, f in faults if not f.recovered and f.in_rr]
+    assert {f.mode for _, f in missed} <= {"graceful_failure"}  # its plausible next call met the removal
     assert all(not t.success and t.steps[-1].raw_output.endswith("cannot complete the task.") for t, _ in missed)
 
 
@@ -82,3 +86,16 @@ def test_ufr_loop_and_table_6_infinite_loop_are_one_rule(agent: str, profile: st
         episode, faults = analyse(t)
         looped = any(f.mode == "infinite_loop" for f in faults)
         assert (episode.unrecoverable == "loop") == (looped and not t.success), t.id
+
+
+@pytest.mark.parametrize("sticky", [False, True])
+def test_a_blind_repeater_recovers_nothing_on_any_class(sticky: bool) -> None:
+    """Issue 35 item 1: R_i needs the fault identified; the repeater writes no text, so RR is 0 on every class
+    (under the retry rule its clean retries after per-call execution errors counted)."""
+    trajs = _episodes("repeater", "default", sticky=sticky, delta=0.5)
+    m = fault_metrics(trajs)
+    assert all(m.rr_faults_by_class[c] > 0 for c in m.rr_faults_by_class), m.rr_faults_by_class
+    assert m.recovery_by_class == {"execution": 0.0, "semantic": 0.0, "nonstationary": 0.0}
+    assert m.recovery_rate == 0.0 and m.recovery_rate_per_task == 0.0 and m.eia == 0.0
+    old = fault_metrics(trajs, rr_rule="retry")
+    assert old.recovery_by_class["execution"] is not None and old.recovery_by_class["execution"] > 0

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 from policies import (
+    NAMES,
     diagnose_and_retry,
     fixed_plan,
     misdiagnose_and_retry,
@@ -13,7 +14,7 @@ from shop_env import ShopEnv
 
 from robustcall.core import Step, ToolCall, Trajectory
 from robustcall.faults import FAULT_TYPES, TAXONOMY_TYPES, FaultProfile, FaultyEnv, load_profile
-from robustcall.metrics import analyse, diagnose, fault_metrics
+from robustcall.metrics import ERROR_TYPE_OF, analyse, diagnose, fault_metrics
 
 SEARCH = ToolCall(name="search", arguments={"query": "lamp"})
 BUY = ToolCall(name="buy", arguments={"item_id": "L2"})
@@ -29,13 +30,13 @@ def every_type(policy: object, **kw: int) -> list[Trajectory]:
     return [run_episode(at_first_call(code), "lamp", policy, **kw) for code in TAXONOMY_TYPES]  # type: ignore[arg-type]
 
 
-def test_retry_once_recovers_from_every_transient_fault_and_no_permanent_one() -> None:
+def test_retry_once_recovers_from_every_transient_fault_and_no_permanent_one_under_the_retry_rule() -> None:
     trajs = every_type(retry_once)
     for t in trajs:
-        (fault,) = analyse(t)[1]
+        (fault,) = analyse(t, "retry")[1]
         assert fault.recovered == FAULT_TYPES[fault.fault_type].transient, fault.fault_type
         assert t.success == fault.recovered
-    m = fault_metrics(trajs)
+    m = fault_metrics(trajs, rr_rule="retry")
     assert (len(TRANSIENT), len(PERMANENT)) == (9, 6)
     assert m.faults == 15 and m.recovery_rate == 9 / 15 and m.success_rate == 9 / 15
     assert m.recovery_by_class == {"execution": 4 / 7, "semantic": 1.0, "nonstationary": 0.0}
@@ -50,9 +51,18 @@ def test_eia_counts_the_error_type_the_agent_names() -> None:
     right = fault_metrics(every_type(diagnose_and_retry))
     wrong = fault_metrics(every_type(misdiagnose_and_retry))
     assert right.eia == 1.0 and wrong.eia == 0.0
-    assert right.recovery_rate == wrong.recovery_rate == 9 / 15
-    assert right.modes["graceful_failure"] == 6
-    assert wrong.modes["incorrect_diagnosis"] == 6
+    # the retry rule needs no identification: naming the error or misnaming it gives the same RR
+    retry = [fault_metrics(every_type(p), rr_rule="retry") for p in (diagnose_and_retry, misdiagnose_and_retry)]
+    assert retry[0].recovery_rate == retry[1].recovery_rate == 9 / 15
+    # identify: the 9 retried transient faults count when named by type or class; the misnamer calls a 500 /
+    # 503 "empty" (semantic), a 404 "unauthorized" (execution) and the rest of its names stay in class except
+    # server error -> empty result: it recovers 429, timeout and the five anomalies, 7 of 15
+    assert right.recovery_rate == 9 / 15 and wrong.recovery_rate == 7 / 15
+    assert right.recovery_by_class == {"execution": 4 / 7, "semantic": 1.0, "nonstationary": 0.0}
+    assert wrong.recovery_by_class == {"execution": 2 / 7, "semantic": 1.0, "nonstationary": 0.0}
+    # the six permanent faults persist (sticky): the identical retry meets them again, then it stops
+    assert right.modes["graceful_failure"] == 6 and right.modes["recovered"] == 9
+    assert wrong.modes["incorrect_diagnosis"] == 8 and wrong.modes["recovered"] == 7
 
 
 def test_repeating_a_call_is_a_loop_against_persisting_faults_not_against_fresh_draws() -> None:
@@ -123,18 +133,24 @@ def _fault(code: str, **kw: object) -> dict[str, object]:
     ],
 )
 def test_recovery_rule(code: str, persists: bool, later: ToolCall, expected: bool) -> None:
-    t = _traj(
-        [
-            Step(index=0, action=SEARCH, executed=SEARCH, fault=_fault(code, persists=persists)),
-            Step(index=1, action=later, executed=later, observation="ok"),
-        ],
-        success=False,
-        termination="step_limit",
-    )
-    assert analyse(t)[1][0].recovered is expected
+    def after(text: str) -> Trajectory:
+        return _traj(
+            [
+                Step(index=0, action=SEARCH, executed=SEARCH, fault=_fault(code, persists=persists)),
+                Step(index=1, raw_output=text, action=later, executed=later, observation="ok"),
+            ],
+            success=False,
+            termination="step_limit",
+        )
+
+    named = NAMES[ERROR_TYPE_OF[code]]
+    assert analyse(after(""), "retry")[1][0].recovered is expected  # the old rule: the action alone
+    assert analyse(after(named))[1][0].recovered is expected  # identify: the same action, once named
+    assert analyse(after(""))[1][0].recovered is False  # a blind action never recovers
+    assert analyse(after("Something went wrong."))[1][0].recovered is False  # nor does a vague one
 
 
-def test_an_anomaly_on_the_finishing_call_of_a_solved_task_counts_as_recovered() -> None:
+def test_an_anomaly_on_the_finishing_call_of_a_solved_task() -> None:
     t = _traj(
         [
             Step(index=0, action=SEARCH, executed=SEARCH, observation="[]"),
@@ -143,7 +159,11 @@ def test_an_anomaly_on_the_finishing_call_of_a_solved_task_counts_as_recovered()
         success=True,
         termination="done",
     )
-    assert analyse(t)[1][0].recovered
+    assert analyse(t, "retry")[1][0].recovered  # the retry rule: the task succeeded
+    (f,) = analyse(t)[1]  # identify: no turn to identify it in -- out of RR, as of EIA
+    assert (f.recovered, f.answered, f.in_rr, f.mode) == (False, False, False, None)
+    m = fault_metrics([t])
+    assert (m.faults, m.rr_faults, m.recovery_rate, m.eia, m.modes["no_turn"]) == (1, 0, None, None, 1)
 
 
 def test_repeats_of_a_permanent_fault_are_not_new_faults() -> None:
@@ -249,17 +269,18 @@ def test_recovery_needs_a_plausible_subsequent_action() -> None:
         Step(index=2, action=SEARCH, executed=SEARCH, observation="[...]"),
         termination="step_limit",
     )
-    assert not analyse(detour)[1][0].recovered
+    assert not analyse(detour, "retry")[1][0].recovered and not analyse(detour)[1][0].recovered
     # a retry that meets a fresh fault of its own is skipped: the retry after it is the subsequent action
     redrawn = _traj(
         [
             Step(index=0, action=SEARCH, fault=_fault("http_500")),
-            Step(index=1, action=SEARCH, fault=_fault("timeout", step=1)),
-            Step(index=2, action=SEARCH, executed=SEARCH, observation="[...]"),
+            Step(index=1, raw_output=NAMED_500, action=SEARCH, fault=_fault("timeout", step=1)),
+            Step(index=2, raw_output="It timed out; again.", action=SEARCH, executed=SEARCH, observation="[...]"),
         ],
         success=False,
         termination="step_limit",
     )
+    assert [f.recovered for f in analyse(redrawn, "retry")[1]] == [True, True]
     assert [f.recovered for f in analyse(redrawn)[1]] == [True, True]
 
 
@@ -275,7 +296,9 @@ def test_nonsensical_output_after_a_fault_counts_towards_ufr_and_the_step_limit_
 
 
 def test_recovery_rate_is_pooled_over_faults_and_also_reported_per_task() -> None:
-    one_recovered = _after_500(Step(index=1, action=SEARCH, executed=SEARCH), termination="step_limit")
+    one_recovered = _after_500(
+        Step(index=1, raw_output=NAMED_500, action=SEARCH, executed=SEARCH), termination="step_limit"
+    )
     three_lost = _traj(
         [
             Step(index=0, action=SEARCH, fault=_fault("http_500")),
@@ -326,3 +349,66 @@ def test_eia_needs_the_error_type_not_only_its_class(code: str, said: str, ident
     )
     (fault,) = analyse(t)[1]
     assert (fault.identified, fault.mode) == (identified, mode)
+
+
+# -- issue 35: one classifier; scripted agents that produce each mode get exactly it ----------------
+
+GARBLED = '<tool_call>\n{"name": "buy", "parameters": {"item_id": '
+garble = fixed_plan([SEARCH, BUY], lambda turn: (GARBLED, None))
+claim = fixed_plan([SEARCH, BUY], lambda turn: ("I bought the floor lamp, order O-1.", None))
+WRONG_BUY, WRONG_BUY2 = (
+    ToolCall(name="buy", arguments={"item_id": "lamp"}),
+    ToolCall(name="buy", arguments={"item_id": "L9"}),
+)
+
+
+@pytest.mark.parametrize(
+    ("policy", "code", "max_steps", "mode", "unrecoverable"),
+    [
+        (fixed_plan([SEARCH, BUY]), "http_500", 6, "ignore_and_proceed", None),
+        (claim, "http_500", 6, "hallucinated_success", None),
+        (repeat_forever, "http_404", 6, "infinite_loop", "loop"),
+        (fixed_plan([SEARCH, WRONG_BUY, WRONG_BUY2, BUY]), "http_500", 4, "cascading_failure", None),
+        (misdiagnose_and_retry, "http_404", 6, "incorrect_diagnosis", None),
+        (diagnose_and_retry, "http_404", 6, "graceful_failure", None),
+        (garble, "http_500", 6, "nonsensical", "nonsensical"),
+    ],
+)
+def test_scripted_agents_get_exactly_their_table_6_mode(
+    policy: object, code: str, max_steps: int, mode: str, unrecoverable: str | None
+) -> None:
+    t = run_episode(at_first_call(code), "lamp", policy, max_steps=max_steps)  # type: ignore[arg-type]
+    for rule in ("identify", "retry"):
+        episode, (fault,) = analyse(t, rule)  # type: ignore[arg-type]
+        assert (fault.recovered, fault.mode, episode.unrecoverable) == (False, mode, unrecoverable), rule
+    m = fault_metrics([t])
+    assert {k: v for k, v in m.modes.items() if v} == {mode: 1}
+
+
+def test_a_broken_call_after_a_fault_is_nonsense_not_hallucinated_success() -> None:
+    t = run_episode(at_first_call("http_500"), "lamp", garble)
+    assert t.steps[-1].raw_output == GARBLED and t.termination == "no_action"
+    m = fault_metrics([t])
+    assert m.modes["nonsensical"] == 1 and m.modes["hallucinated_success"] == 0
+    assert m.ufr == 1.0 and m.unrecoverable == {"nonsensical": 1}
+
+
+def test_a_retry_meeting_a_fresh_fault_then_an_explained_stop_is_graceful_failure() -> None:
+    """The 500's retry meets a fresh removal of the tool; the agent stops saying so: it explained why the
+    task cannot proceed (Graceful Failure for the 500). The removal itself, a permanent fault named in the
+    stop, is recovered (a stop with an explanation) and is a Graceful Failure too."""
+    stop = "The search tool has been deprecated and removed, so I cannot complete the task."
+    t = _traj(
+        [
+            Step(index=0, action=SEARCH, fault=_fault("http_500")),
+            Step(index=1, action=SEARCH, fault=_fault("tool_deprecated", step=1, persists=True)),
+            Step(index=2, raw_output=stop),
+        ],
+        success=False,
+        termination="no_action",
+    )
+    f500, gone = analyse(t)[1]
+    assert (f500.recovered, f500.mode) == (False, "graceful_failure")
+    assert (gone.recovered, gone.mode, gone.identified) == (True, "graceful_failure", True)
+    assert [f.mode for f in analyse(t, "retry")[1]] == ["graceful_failure", "graceful_failure"]
+    assert [f.recovered for f in analyse(t, "retry")[1]] == [False, False]  # no stop recovers under retry

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from policies import retry_once, run_episode
+from policies import diagnose_and_retry, misdiagnose_and_retry, retry_once, run_episode
 from shop_env import ShopEnv
 from typer.testing import CliRunner
 
@@ -11,7 +11,7 @@ from robustcall.cli.main import app
 from robustcall.core import ToolCall, write_jsonl
 from robustcall.faults import TAXONOMY_TYPES, FaultProfile, FaultyEnv
 from robustcall.faults._sft import recovery_examples
-from robustcall.metrics import ERROR_TYPE_OF, RECOVERY_RULE, diagnose_type
+from robustcall.metrics import ERROR_TYPE_OF, RECOVERY_RULE, RR_RULES, diagnose_type
 from robustcall.metrics._fault_report import fault_report
 from robustcall.report._fault_tables import fault_table1, fault_table2, fault_table6, report_markdown
 
@@ -67,18 +67,23 @@ def test_report_tables_from_trajectories() -> None:
         t.model_copy(update={"config": {**t.config, "delta": 0.3}})
         for t in (run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in TAXONOMY_TYPES)
     ]
-    rep = fault_report([*clean, *faulted])
+    rep = fault_report([*clean, *faulted], rr_rule="retry", steps_rule="all")
+    # the default rule: "That call did not work" identifies nothing, so no fault is recovered
+    named = fault_table1(fault_report([*clean, *faulted])).markdown()
+    assert "| scripted | 100.0 | 60.0 | 0.0 | 0.0 | 0.0 | 0.0 | 53.8 | 15 | 15 |" in named
     t1 = fault_table1(rep).markdown()
     assert "| scripted | 100.0 | 60.0 | 60.0 | 0.0 | 0.0 | 60.0 | 53.8 | 15 | 15 |" in t1  # 21 of 39 calls faulted
-    assert RECOVERY_RULE in t1 and "RR per task (ours)" in t1  # the rule under the table; both readings
-    assert fault_table2(rep).markdown().splitlines()[-1] == "| scripted | 57.1 (n=7) | 100.0 (n=5) | 0.0 (n=3) |"
+    assert (
+        RR_RULES["retry"] in t1 and "RR per task (ours)" in t1 and RECOVERY_RULE in named
+    )  # the rule under the table; both readings
+    assert "| scripted | 57.1 (n=7) | 100.0 (n=5) | 0.0 (n=3) |" in fault_table2(rep).markdown()
     t6 = fault_table6(rep).markdown()
     # "That call did not work ... I cannot complete the task" names no class: not a Graceful Failure
     assert "| Graceful Failure | 0 | 0.0% | 0.0% |" in t6 and "| Recovered | 9 | 60.0% | — |" in t6
     assert "| Other (no Table 6 mode) | 6 | 40.0% | 100.0% |" in t6
     md = report_markdown(rep)
     # steps: search + buy without faults; fault, retry, then buy or give up: 3 with one
-    assert "| scripted | 2.0 | 3.0 | 50.0% |" in md
+    assert "| scripted | 2.0 | 3.0 | 50.0% | 2 / 15 |" in md
 
 
 def test_faults_report_cli(tmp_path: Path) -> None:
@@ -87,11 +92,54 @@ def test_faults_report_cli(tmp_path: Path) -> None:
     trajs = [run_episode(FaultyEnv(ShopEnv(), _profile("http_500").with_delta(0.0)), "lamp", retry_once)]
     trajs += [run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", retry_once) for c in ("timeout", "http_404")]
     write_jsonl(run_dir / "trajectories.jsonl", trajs)
-    result = CliRunner().invoke(app, ["faults", "report", str(run_dir), "--delta", "1", "--out", str(tmp_path / "rep")])
+    argv = ["faults", "report", str(run_dir), "--delta", "1", "--out", str(tmp_path / "rep")]
+    result = CliRunner().invoke(app, [*argv, "--rr-rule", "retry"])
     assert result.exit_code == 0, result.output
     assert "| scripted | 100.0 | 50.0 | 50.0 | 0.0 | 0.0 | 50.0 | 60.0 | 2 | 2 |" in result.output
+    assert "R_i rule: retry (--rr-rule retry)" in result.output
+    result = CliRunner().invoke(app, argv)
+    assert "| scripted | 100.0 | 50.0 | 0.0 | 0.0 | 0.0 | 0.0 | 60.0 | 2 | 2 |" in result.output
+    assert "R_i rule: identify (default)" in result.output and "| Baseline | scripted | 50.0 |" in result.output
+    for bad in (["--rr-rule", "luck"], ["--steps", "some"], ["--method", "a", "--method", "b"]):
+        refused = CliRunner().invoke(app, [*argv, *bad])
+        assert refused.exit_code == 2 and "Traceback" not in refused.output, bad
     assert "hitting the step limit does not count" in result.output
     assert json.loads((tmp_path / "rep" / "report.json").read_text())["table_delta"] == 1.0
     assert (tmp_path / "rep" / "faults_table6.tex").read_text().startswith("\\begin{table}")
     bad = CliRunner().invoke(app, ["faults", "report", str(tmp_path / "nope")])
     assert bad.exit_code != 0 and "not a fault-injection run directory" in bad.output
+
+
+def test_faults_report_puts_several_runs_side_by_side_as_table_4(tmp_path: Path) -> None:
+    """Issue 35 item 4: Baseline / CoT / fine-tuned rows from several runs, in the order given."""
+    codes = ("timeout", "http_500", "empty_result", "http_404")
+
+    def run(policy: object, name: str, prompt: str) -> Path:
+        trajs = [run_episode(FaultyEnv(ShopEnv(), _profile(c)), "lamp", policy, model=name) for c in codes]  # type: ignore[arg-type]
+        trajs = [
+            t.model_copy(update={"id": f"{t.id}/{i}", "config": {**t.config, "prompt": prompt}})
+            for i, t in enumerate(trajs)
+        ]
+        out = tmp_path / f"{name}-{prompt}"
+        out.mkdir()
+        write_jsonl(out / "trajectories.jsonl", trajs)
+        return out
+
+    base = run(retry_once, "tl", "default")  # names nothing: RR 0 (identify), EIA 0
+    cot = run(diagnose_and_retry, "tl", "cot")  # names every error: 3 retried transient faults, the 404 stops
+    tuned = run(misdiagnose_and_retry, "tl-ft", "default")  # rate limit for a timeout (class), empty for a 500
+    argv = ["faults", "report", str(base), str(cot), str(tuned), "--delta", "1"]
+    out = CliRunner().invoke(
+        app, [*argv, "--method", "Baseline", "--method", "+ CoT", "--method", "+ Adv. Fine-Tuning"]
+    )
+    assert out.exit_code == 0, out.output
+    # RASR 3/4 everywhere; RR: 0, 3/4, 2/4 (timeout and empty result named in class); UFR 0; EIA 0, 1, 0
+    assert "| Baseline | tl | 75.0 | 0.0 | 0.0 | 0.0 |" in out.output
+    assert "| + CoT | tl + cot | 75.0 (+0.0) | 75.0 (+75.0) | 0.0 (+0.0) | 100.0 (+100.0) |" in out.output
+    assert "| + Adv. Fine-Tuning | tl-ft | 75.0 (+0.0) | 50.0 (+50.0) | 0.0 (+0.0) | 0.0 (+0.0) |" in out.output
+    default = CliRunner().invoke(app, argv).output  # labels by default: the first run is the baseline
+    assert (
+        "| Baseline | tl |" in default
+        and "| + CoT Prompting | tl + cot |" in default
+        and "| + tl-ft | tl-ft |" in default
+    )

@@ -19,6 +19,7 @@ from robustcall.report._fault_tables import (
     fault_table1,
     fault_table2,
     fault_table3,
+    fault_table4,
     fault_table5,
     fault_table6,
     fault_tables,
@@ -128,8 +129,10 @@ def test_fault_metrics_of_the_group() -> None:
         "cascading_failure": 0,
         "incorrect_diagnosis": 0,
         "graceful_failure": 0,
+        "nonsensical": 0,
         "other": 0,
         "recovered": 1,
+        "no_turn": 0,
     }
     assert m.unrecoverable == {"loop": 1}
     # hitting the step limit counts only when asked; t3's first reason is its loop either way
@@ -158,10 +161,11 @@ def test_diagnosis(text: str, expected: str | None) -> None:
     assert diagnose(text) == expected
 
 
-def _report() -> Any:
+def _report(**kw: Any) -> Any:
     clean = traj("c1", [step(0, BUY)], True, "done", delta=0.0)
+    clean_t1 = traj("t1", [step(0, SEARCH), step(1, BUY)], True, "done", delta=0.0)  # t1 solved in both
     cot = [t.model_copy(update={"config": {**t.config, "prompt": "cot"}}) for t in (T1, T5)]
-    return fault_report([T1, T2, T3, T4, T5, clean, *cot])
+    return fault_report([T1, T2, T3, T4, T5, clean, clean_t1, *cot], **kw)
 
 
 def test_fault_report_groups_by_agent_and_delta() -> None:
@@ -172,7 +176,8 @@ def test_fault_report_groups_by_agent_and_delta() -> None:
     assert m is not None and m.faults == 3 and m.episodes == 4
     assert rep.at("m + cot", 0.0) is None
     # every call of the agent's episodes, the infra-error one's too: 3 + 2 + 3 + 1 + 1 + 1
-    assert rep.ghost_calls["m"].calls == 11 and rep.ghost_calls["m"].ghost == 0
+    assert rep.ghost_calls["m"].calls == 13 and rep.ghost_calls["m"].ghost == 0
+    assert rep.order == ["m", "m + cot"]  # first seen first: Table 4's rows
 
 
 def test_fault_tables_cells() -> None:
@@ -189,7 +194,19 @@ def test_fault_tables_cells() -> None:
     ]
     t3 = fault_table3(rep)
     assert t3.header == ["Model", "δ = 0.3"] and t3.rows == [["m", "50.0"], ["m + cot", "100.0"]]
-    assert fault_table5(rep).rows == [["m", "1.0", "2.5", "150.0%"], ["m + cot", "—", "2.0", "—"]]
+    # paired (default): t1 is the one task solved with and without faults: 2 steps, then 3
+    assert fault_table5(rep).rows == [["m", "2.0", "3.0", "50.0%", "1"], ["m + cot", "—", "—", "—", "0"]]
+    every = fault_table5(_report(steps_rule="all"))  # every attempt: (1 + 2) / 2 and (3 + 3 + 3 + 1) / 4
+    assert every.rows == [["m", "1.5", "2.5", "66.7%", "2 / 4"], ["m + cot", "—", "2.0", "—", "0 / 2"]]
+    assert "paired" in fault_table5(rep).title and "--steps all" in every.title
+    t4 = fault_table4(rep)  # the runs' order; changes against the first row
+    assert t4.rows == [
+        ["Baseline", "m", "50.0", "33.3", "25.0", "33.3"],
+        ["+ CoT Prompting", "m + cot", "100.0 (+50.0)", "100.0 (+66.7)", "0.0 (-25.0)", "100.0 (+66.7)"],
+    ]
+    assert fault_table4(rep, ["Base", "+ CoT"]).rows[1][0] == "+ CoT"
+    assert "R_i rule: identify (default)" in t4.title and "R_i rule: identify (default)" in fault_table1(rep).title
+    assert "R_i rule: retry (--rr-rule retry)" in fault_table2(_report(rr_rule="retry")).title
     t6 = fault_table6(rep)  # all agents pooled: 4 faults, 2 unrecovered
     assert t6.rows == [
         ["Ignore & Proceed", "1", "25.0%", "50.0%"],
@@ -198,14 +215,17 @@ def test_fault_tables_cells() -> None:
         ["Cascading Failure", "0", "0.0%", "0.0%"],
         ["Incorrect Diagnosis", "0", "0.0%", "0.0%"],
         ["Graceful Failure", "0", "0.0%", "0.0%"],
+        ["Nonsensical Output (UFR; no Table 6 mode)", "0", "0.0%", "0.0%"],
         ["Other (no Table 6 mode)", "0", "0.0%", "0.0%"],
         ["Recovered", "2", "50.0%", "—"],
+        ["No later turn (out of RR and EIA)", "0", "0.0%", "—"],
     ]
-    assert ghost_table(rep).rows == [["m", "11", "0", "0", "0", "0"], ["m + cot", "4", "0", "0", "0", "0"]]
+    assert ghost_table(rep).rows == [["m", "13", "0", "0", "0", "0"], ["m + cot", "4", "0", "0", "0", "0"]]
     assert [t.name for t in fault_tables(rep)] == [
         "faults_table1",
         "faults_table2",
         "faults_table3",
+        "faults_table4",
         "faults_table5",
         "faults_table6",
         "faults_ghost_calls",

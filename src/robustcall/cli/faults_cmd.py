@@ -25,6 +25,7 @@ from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
     from robustcall.faults import FaultyEnv
+    from robustcall.metrics import RRRule, StepsRule
     from robustcall.models import Mode
     from robustcall.run import FaultRunStats
 
@@ -86,6 +87,14 @@ AxisOpt = Annotated[
     typer.Option(
         "--axis",
         help="Runtime axes beyond the paper (Appendix N): stale_resource, prerequisite, param_type_mismatch, or all.",
+    ),
+]
+RRRuleOpt = Annotated[
+    str,
+    typer.Option(
+        "--rr-rule",
+        help="The R_i rule: identify (the paper's reading: the agent names the fault and acts plausibly on it) "
+        "or retry (a plausible clean next call, no identification needed; the rule before issue 35).",
     ),
 ]
 BaseUrlOpt = Annotated[
@@ -303,8 +312,10 @@ def sweep(
     axis: AxisOpt = None,
     max_infra_errors: MaxInfraOpt = 0,
     stop_after: StopAfterOpt = None,
+    rr_rule: RRRuleOpt = "identify",
 ) -> None:
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
+    _check_rr_rule(rr_rule)
     values = _floats(deltas, "--deltas")
     stats = _execute(
         env,
@@ -326,7 +337,7 @@ def sweep(
         axis=axis,
         stop_after=stop_after,
     )
-    report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None)
+    report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None, rr_rule=rr_rule)
     _check_infra(stats, max_infra_errors)
 
 
@@ -441,9 +452,27 @@ def report(
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write the tables (Markdown) and numbers (JSON).")
     ] = None,
+    rr_rule: RRRuleOpt = "identify",
+    steps: Annotated[
+        str,
+        typer.Option(
+            "--steps",
+            help="Table 5's steps: paired (over task attempts completed with and without faults) or all "
+            "(every attempt, the rule before issue 35).",
+        ),
+    ] = "paired",
+    method: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--method",
+            help="Table 4's row label of each agent in the order of RUNS (repeat it; default: Baseline, "
+            "+ CoT Prompting for a --prompt cot run, else the agent's name).",
+        ),
+    ] = None,
 ) -> None:
-    """Tables 1, 2, 3, 5 and 6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, steps, failure modes);
-    with --out also report.md, report.json and each table as CSV and LaTeX."""
+    """Tables 1-6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, Baseline / CoT / fine-tuned
+    side by side, steps, failure modes) over one or more runs; with --out also report.md, report.json
+    and each table as CSV and LaTeX."""
     from robustcall.metrics import fault_report
     from robustcall.report import fault_tables, report_markdown
     from robustcall.run import read_trajectories
@@ -455,18 +484,38 @@ def report(
         except (OSError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
     try:
-        rep = fault_report(trajectories, table_delta=delta, ufr_step_limit=ufr_step_limit)
+        rep = fault_report(
+            trajectories,
+            table_delta=delta,
+            ufr_step_limit=ufr_step_limit,
+            rr_rule=_check_rr_rule(rr_rule),
+            steps_rule=_check_steps(steps),
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    text = report_markdown(rep)
+    if method and len(method) > len(rep.order):
+        raise typer.BadParameter(f"{len(method)} --method labels for {len(rep.order)} agents", param_hint="--method")
+    text = report_markdown(rep, method)
     typer.echo(text)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.md").write_text(text)
         (out / "report.json").write_text(rep.model_dump_json(indent=2) + "\n")
-        for table in fault_tables(rep):
+        for table in fault_tables(rep, method):
             (out / f"{table.name}.csv").write_text(table.csv())
             (out / f"{table.name}.tex").write_text(table.latex())
+
+
+def _check_rr_rule(rule: str) -> RRRule:
+    if rule not in ("identify", "retry"):
+        raise typer.BadParameter(f"--rr-rule must be identify or retry, got {rule!r}", param_hint="--rr-rule")
+    return cast("RRRule", rule)
+
+
+def _check_steps(rule: str) -> StepsRule:
+    if rule not in ("paired", "all"):
+        raise typer.BadParameter(f"--steps must be paired or all, got {rule!r}", param_hint="--steps")
+    return cast("StepsRule", rule)
 
 
 def register(app: typer.Typer) -> None:

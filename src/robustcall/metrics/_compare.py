@@ -214,14 +214,14 @@ def _fault_numbers(t: Trajectory) -> EpisodeNumbers:
     failed = float(episode.unrecoverable in UFR_REASONS)
     out: EpisodeNumbers = {
         "rasr": (float(episode.success), 1.0),
-        "rr": (float(sum(f.recovered for f in faults)), float(len(faults))),
+        "rr": (float(sum(f.recovered for f in faults)), float(sum(f.in_rr for f in faults))),
         "eia": (float(sum(f.identified for f in faults if f.answered)), float(sum(f.answered for f in faults))),
         "ufr": (failed, 1.0),
     }
     for c in FAULT_CLASSES:
         fs = [f for f in faults if f.fault_class == c]
         met = 1.0 if fs else 0.0
-        out[f"rr:{c}"] = (float(sum(f.recovered for f in fs)), float(len(fs)))
+        out[f"rr:{c}"] = (float(sum(f.recovered for f in fs)), float(sum(f.in_rr for f in fs)))
         out[f"eia:{c}"] = (float(sum(f.identified for f in fs if f.answered)), float(sum(f.answered for f in fs)))
         out[f"rasr:{c}"] = (float(episode.success) * met, met)
         out[f"ufr:{c}"] = (failed * met, met)
