@@ -14,7 +14,6 @@ from robustcall.web import create_app, name_key
 VICTIM = "victim-tok"
 LOOK_ALIKES = {
     "capital V": "Victim-tok",
-    "zero-width space": "victim-tok\u200b",
     "U+2010 hyphen": "victim\u2010tok",
     "Cyrillic o": "victim-t\u043ek",
     "full-width v": "\uff56ictim-tok",
@@ -63,6 +62,40 @@ def test_names_with_control_characters_or_nothing_visible_are_400(
         r = client.post("/api/submissions", params={"model": name}, content=lb_data["partial"].read_bytes())
         assert r.status_code == 400, r.text
         assert client.get("/api/submissions").json() == []
+
+
+INVISIBLE = {
+    "right-to-left override": ("\u202ekot-mitciv", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    "left-to-right isolate": ("victim-tok\u2066", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+    "zero-width space": ("victim-tok\u200b", "U+200B ZERO WIDTH SPACE"),
+    "zero-width joiner": ("victim\u200d-tok", "U+200D ZERO WIDTH JOINER"),
+    "soft hyphen": ("vic\u00adtim-tok", "U+00AD SOFT HYPHEN"),
+    "byte order mark": ("\ufeffvictim-tok", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+}
+
+
+@pytest.mark.parametrize("form", list(INVISIBLE))
+def test_names_with_invisible_format_characters_are_400_beside_an_owned_name(
+    lb_data: dict[str, Path], db_url: str, form: str
+) -> None:
+    """Unicode category Cf is refused outright, whoever asks: ``%E2%80%AEkot-mitciv`` shows as
+    "victim-tok" in a browser (it was accepted with 201 beside an owned ``victim-tok``)."""
+    name, named = INVISIBLE[form]
+    data = lb_data["partial"].read_bytes()
+    owner = {"Authorization": "Bearer the-victims-own-token-123"}
+    with _client(lb_data, db_url) as client:
+        assert client.post(f"/api/submissions?model={VICTIM}", content=data, headers=owner).status_code == 201
+        for headers in ({}, owner):
+            r = client.post("/api/submissions", params={"model": name}, content=data, headers=headers)
+            assert r.status_code == 400, (form, r.text)
+            assert r.json()["error"] == (
+                f"rejected: a model name cannot contain invisible format characters ({named}; "
+                "bidirectional controls, zero-width characters, soft hyphens)"
+            )
+        if form == "right-to-left override":  # as a browser's address bar sends it
+            r = client.post("/api/submissions?model=%E2%80%AEkot-mitciv", content=data, headers=owner)
+            assert r.status_code == 400, r.text
+        assert [r["model"] for r in client.get("/api/submissions").json()] == [VICTIM]
 
 
 def test_odd_numbers_in_urls_are_400_or_404_never_500(lb_data: dict[str, Path], db_url: str) -> None:

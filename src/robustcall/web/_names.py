@@ -6,6 +6,10 @@ characters such as U+200B ZERO WIDTH SPACE and U+00AD SOFT HYPHEN removed), then
 skeleton of Unicode TR39 (Cyrillic "о" and Latin "o", U+2010 HYPHEN and "-", "rn" and "m" share
 one), folded again. Both steps come from ICU (PyICU), which tracks the Unicode data files; no
 table is kept here. The name itself is stored and shown as given.
+
+Names holding a control character or an invisible format character (Unicode category Cf:
+bidirectional controls such as U+202E RIGHT-TO-LEFT OVERRIDE, zero-width characters, soft hyphens)
+are refused outright: a browser shows ``"\u202ekot-mitciv"`` as "victim-tok", which no key catches.
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ def name_problem(name: str) -> str | None:
         return f"rejected: a model name of 1 to {MAX_NAME_CHARS} characters is required"
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
         return "rejected: a model name cannot contain control characters (NUL, line breaks, tabs)"
+    invisible = next((ch for ch in name if unicodedata.category(ch) == "Cf"), None)
+    if invisible is not None:  # a right-to-left override shows "\u202ekot-mitciv" as "victim-tok"
+        return (
+            f"rejected: a model name cannot contain invisible format characters (U+{ord(invisible):04X} "
+            f"{unicodedata.name(invisible, 'FORMAT CHARACTER')}; bidirectional controls, zero-width characters, "
+            "soft hyphens)"
+        )
     if not name_key(name).strip():
         return "rejected: a model name needs a visible character"
     return None
