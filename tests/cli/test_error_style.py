@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from robustcall.cli.main import app
+from robustcall.core import write_jsonl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
-from mock_openai import write_capital_bench
+from mock_openai import capital_sample, write_capital_bench
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +112,26 @@ def test_a_missing_file_is_named_without_errno_or_invalid_value(command: list[st
 def test_a_bad_model_spec_exits_1_in_every_command(command: list[str], small_bench: Path, tmp_path: Path) -> None:
     args = [a.format(bench=small_bench, out=tmp_path / "out") for a in command]
     refused([*args, "--model", "openai:gpt-4o"], 1, "bad model spec 'openai:gpt-4o'")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rm", "build-bench", "-o", "{out}.jsonl", "--queries", "10", "-g"],
+        ["rm", "train-data", "-o", "{out}.jsonl", "--samples", "{samples}", "-g"],
+        ["rm", "best-of-n", "--n", "2", "--limit", "2", "-g"],
+    ],
+)
+@pytest.mark.parametrize("policy", ["scripted:random", "scripted:expert"])
+def test_a_model_that_plays_an_environment_is_refused_where_samples_are_answered(
+    command: list[str], policy: str, tmp_path: Path
+) -> None:
+    """`rm build-bench -g scripted:random` printed a 112-line traceback (issue 34)."""
+    samples = tmp_path / "samples.jsonl"
+    write_jsonl(samples, [capital_sample(i) for i in range(2)])
+    args = [a.format(out=tmp_path / "out", samples=samples) for a in command]
+    res = refused([*args, policy], 1, f"{policy} plays an environment's episodes; it cannot answer benchmark samples")
+    assert "scripted:oracle" in res.stderr  # the hint
 
 
 def test_build_with_an_unknown_source_prints_no_progress_line_first(tmp_path: Path) -> None:

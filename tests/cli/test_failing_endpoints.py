@@ -182,7 +182,10 @@ def test_an_always_401_endpoint_is_not_retried_and_the_command_says_why(command:
     seen: list[dict[str, Any]] = []
     with _always(401, BAD_KEY, seen) as url:
         result = runner.invoke(app, argv(f"openai:m@{url}", tmp_path))
-    _check(result, len(seen), most, "HTTP 401", BAD_KEY)
+    # one error style: the server's message, never its raw JSON body (`rm best-of-n` and `rm
+    # build-bench` printed `HTTP 401: {"error": ...}`)
+    _check(result, len(seen), most, f"HTTP 401 from {url}/chat/completions: {BAD_KEY}")
+    assert '{"error"' not in result.output, result.output
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

@@ -56,14 +56,26 @@ def load_samples(
     return samples
 
 
-def make_generators(specs: Sequence[str], settings: Path | None, concurrency: int) -> list[ChatModel]:
-    from robustcall.models import make_model
+def make_generators(
+    specs: Sequence[str], settings: Path | None, concurrency: int, *, episodes: bool = False
+) -> list[ChatModel]:
+    """The generators named by ``specs``; one that plays an environment (``scripted:random``,
+    ``scripted:expert``, ...) is refused unless the command runs ``episodes`` (it has no samples'
+    answers to give)."""
+    from robustcall.models import BindsToEnv, make_model
     from robustcall.models.local import LocalModelNotReady
 
     try:
-        return [make_model(s, mode="prompt", settings_file=settings, concurrency=concurrency) for s in specs]
+        models = [make_model(s, mode="prompt", settings_file=settings, concurrency=concurrency) for s in specs]
     except (ValueError, LocalModelNotReady) as exc:
         raise fail(exc) from None
+    for spec, model in zip(specs, models, strict=True):
+        if not episodes and isinstance(model, BindsToEnv):
+            raise fail(
+                f"{spec} plays an environment's episodes; it cannot answer benchmark samples",
+                hint="give a model that answers text (openai:<model>@<url>, local, scripted:oracle, ...)",
+            )
+    return models
 
 
 def make_scorer(spec: str, *, seed: int, settings: Path | None, gold: Sequence[Sample] = ()) -> OutputScorer:

@@ -262,7 +262,7 @@ def _multi_turn_best_of_n(
 
     async def run_all() -> None:
         for method in methods:
-            (inner,) = make_generators([generator], settings, concurrency)
+            (inner,) = make_generators([generator], settings, concurrency, episodes=True)
             model = BestOfNModel(inner, method, n=n, temperature=temperature, seed=seed,
                                  scorer=scorers.get(method.removeprefix("rm:")), max_tokens=max_tokens)  # fmt: skip
             gate = asyncio.Semaphore(max(1, concurrency))

@@ -361,7 +361,8 @@ class OpenAIChatModel:
                 )
             return ModelResponse(text=parsed.text, tool_calls=parsed.tool_calls)
         status = resp.status
-        message = _error_message(resp.body.decode("utf-8", errors="replace"))
+        body = resp.body.decode("utf-8", errors="replace")
+        message = _error_message(body)
         fmt = model_format_error(status, message)
         if fmt is not None:
             return ModelResponse(
@@ -370,8 +371,13 @@ class OpenAIChatModel:
                 error=f"HTTP {status}: {fmt.message[:2000]}",
                 error_kind="model_format",
             )
-        # not retried (a 4xx is the request's fault), but an attempt that failed all the same
-        raise RetryRequest(f"HTTP {status} from {self.url}: {message[:2000]}", final=True)
+        raise self.refusal(status, body)
+
+    def refusal(self, status: int, body: str) -> RetryRequest:
+        """The failure of an answer with HTTP ``status`` (not 200) and ``body`` (its ``error.message``
+        when it is an OpenAI-style error): not retried (a 4xx is the request's fault), but an
+        attempt that failed all the same. Every command names it this way."""
+        return RetryRequest(f"HTTP {status} from {self.url}: {_error_message(body)[:2000]}", final=True)
 
     async def aclose(self) -> None:
         if self._pool is not None:

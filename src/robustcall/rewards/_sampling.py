@@ -55,8 +55,7 @@ def _logprob(choice: dict[str, Any]) -> float | None:
 async def _post(client: OpenAIChatModel, body: dict[str, Any]) -> Draw:
     def read(resp: HttpResponse) -> Draw:
         if resp.status != 200:  # what is worth retrying, the client has retried; this one is not
-            body = resp.body.decode("utf-8", errors="replace")[:300]
-            raise RetryRequest(f"HTTP {resp.status}: {body}", final=True)
+            raise client.refusal(resp.status, resp.body.decode("utf-8", errors="replace"))
         try:
             choice = json.loads(resp.body)["choices"][0]
         except (json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
