@@ -324,7 +324,7 @@ def test_agentgym_maze_client_plays_envs_serve(serve: Any) -> None:
     ]  # fmt: skip
     client = _AgentGymClient(base, None)
     start = client.post("reset", {"game": 2})
-    assert isinstance(start["observation"], str)
+    assert "Reach the exit at row" in start["observation"]  # the goal: the client shows only this text
     expert = start["robustcall"]["expert"]
     for _ in range(60):
         action = _model_says(expert).split("Action:")[1].strip()  # MazeEnvClient.step
@@ -375,3 +375,32 @@ def test_the_first_user_turn_holds_agentgyms_reset_text_once(textcraft_mock: str
     for n, line in enumerate((tmp_path / "trajectories.jsonl").read_text().splitlines()):
         first = next(m["content"] for m in json.loads(line)["messages"] if m["role"] == "user")
         assert first == f"Crafting commands:\ncraft 4 oak planks using 1 oak log\n\nGoal: craft oak planks. (task {n})"
+
+
+def test_agentgym_babyai_and_sciworld_clients_read_what_they_need(serve: Any) -> None:
+    """BabyAIEnvClient reads `reward`, `score` and `done` of `/reset` and `/step` (score: the reward, as
+    AgentGym's BabyAI server sends it); SciworldEnvClient shows `task_description` + `observation` and
+    reads `score` (0-100)."""
+    pytest.importorskip("minigrid", reason="the babyai extra")
+    base = serve(lambda: make_env("babyai"), "babyai")
+    client = _AgentGymClient(base, None)
+    start = client.post("reset", {"data_idx": 0})
+    assert {"observation", "reward", "score", "done"} <= set(start)
+    assert "You see:" in start["observation"] and start["task_description"] in start["observation"]
+    expert = start["robustcall"]["expert"]
+    for _ in range(80):
+        response = client.step(_model_says(expert).split("Action:")[1].strip())  # BabyAIEnvClient.step
+        assert {"observation", "reward", "score", "done"} <= set(response)
+        if response["done"]:
+            break
+        expert = response["robustcall"]["expert"]
+    assert response["done"] and 0 < response["score"] == response["reward"] <= 1  # solved, minigrid's reward
+
+    base = serve(lambda: make_env("sciworld"), "sciworld")
+    client = _AgentGymClient(base, None)
+    start = client.post("reset", {"data_idx": 0})
+    shown = start["task_description"] + "\n" + start["observation"]  # SciworldEnvClient.reset
+    assert "ScienceWorld" in shown and "This room is called" in shown
+    response = client.step(_model_says("look around").split("Action:")[1].strip())
+    assert {"observation", "reward", "score", "done"} <= set(response)
+    assert response["score"] == 100 * response["reward"]

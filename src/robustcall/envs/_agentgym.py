@@ -59,6 +59,10 @@ class AgentGymFamily:
     """An action's words where they are not its name's (Wordle's guess is the bare word)."""
     spelled: frozenset[str] = frozenset()
     """Actions whose argument is sent letter by letter (LMRL-Gym's Wordle takes ``s h i r e``)."""
+    client_shows_task: bool = False
+    """AgentGym's client for the family shows the task itself (TextCraft's opening turn is the
+    instructions, SciWorld's client reads ``task_description``); else ``envs serve`` puts the
+    instruction (MAZE's goal, BabyAI's mission) into the ``/reset`` observation, as AgentGym's servers do."""
 
 
 _SCIWORLD_SEPARATORS: dict[str, tuple[str, ...]] = {
@@ -71,8 +75,15 @@ _SCIWORLD_SEPARATORS: dict[str, tuple[str, ...]] = {
 AGENTGYM_FAMILIES: dict[str, AgentGymFamily] = {
     f.name: f
     for f in (
-        AgentGymFamily("textcraft", tasks=100, separators={"craft": (" using ",), "get": ()}),
-        AgentGymFamily("sciworld", score_key="score", score_scale=100.0, tasks=200, separators=_SCIWORLD_SEPARATORS),
+        AgentGymFamily("textcraft", tasks=100, separators={"craft": (" using ",), "get": ()}, client_shows_task=True),
+        AgentGymFamily(
+            "sciworld",
+            score_key="score",
+            score_scale=100.0,
+            tasks=200,
+            separators=_SCIWORLD_SEPARATORS,
+            client_shows_task=True,
+        ),
         AgentGymFamily("babyai", tasks=90, done_is_success=True),
         AgentGymFamily("maze", prefix="/maze", reset_key="game", cumulative=True, tasks=25),
         AgentGymFamily(

@@ -62,11 +62,10 @@ class AgentGymServer:
         }
 
     def _score_fields(self, env: Env) -> dict[str, Any]:
+        """``reward`` and ``score`` (SciWorld's 0-100; elsewhere the reward, as AgentGym's BabyAI server
+        sends it and its client reads it)."""
         score = env.score()
-        out: dict[str, Any] = {"reward": score}
-        if self.family.score_key != "reward":
-            out[self.family.score_key] = score * self.family.score_scale
-        return out
+        return {"reward": score, "score": score * self.family.score_scale}
 
     def create(self) -> dict[str, Any]:
         with self.lock:  # ids count up and are never reused, closed environments included
@@ -122,9 +121,13 @@ class AgentGymServer:
         tools = [t.model_dump(mode="json") for t in start.tools]
         self.info[env_id].update({"observation": start.observation, "done": False, "reward": 0, "tools": start.tools})
         ext = self._ext(env_id, instruction=start.instruction, observation=start.observation, tools=tools)
+        shown = start.observation
+        if not self.family.client_shows_task:  # AgentGym's client reads the task from this text only
+            shown = "\n\n".join(x for x in (start.instruction, start.observation) if x)
         return {
             "id": env_id,
-            "observation": start.observation,
+            "observation": shown,
+            "task_description": start.instruction,
             "done": False,
             **self._score_fields(env),
             "robustcall": ext,
