@@ -124,6 +124,9 @@ def test_a_silent_noop_is_passed_by_verifying_and_failed_by_repeating(beyond_ben
         assert all((v.detail or "").startswith("noop_repeated") for v in verdicts)
     reads = [s for s in samples if any(is_read(ToolCall(name=t.name)) for t in s.tools)]
     assert reads and len(reads) < len(samples)  # both ways of verifying are exercised
+    # reading any listed read tool, with no arguments, is not verifying (issue 35 item 9)
+    blind = _accuracy(_answer(samples, "read_anything"))
+    assert 0.0 < blind < 1.0
 
 
 def test_judge_noop_reads_words_and_reads() -> None:
@@ -135,6 +138,43 @@ def test_judge_noop_reads_words_and_reads() -> None:
     assert judge_noop(s, [ToolCall(name="get_state")], "").correct
     assert not judge_noop(s, [ToolCall(name="set_state", arguments={"v": 1})], "").correct
     assert not judge_noop(s, [ToolCall(name="set_state", arguments={"v": 2})], "").correct  # no check either
+
+
+def test_verifying_a_noop_reads_the_resource_it_touched() -> None:
+    """Issue 35 item 9: ``GetUserToken {}`` after a no-op ``RegisterUser`` verifies nothing."""
+    from robustcall.core import Message
+    from robustcall.score._noop import judge_noop
+
+    user = {"type": "object", "properties": {"username": {}, "password": {}}, "required": ["username", "password"]}
+    tools = [
+        ToolSpec(name="RegisterUser", parameters={**user, "properties": {**user["properties"], "email": {}}}),
+        ToolSpec(name="GetUserToken", parameters=user),
+        ToolSpec(name="QueryStock", parameters={"type": "object", "properties": {"stock_code": {}}}),
+    ]
+    noop = ToolCall(name="RegisterUser", arguments={"username": "u1", "password": "p1", "email": "e@x"})
+    s = _noop_sample()[0].model_copy(
+        update={
+            "tools": tools,
+            "conversation": [
+                Message(role="user", content="Register me."),
+                Message(role="assistant", tool_calls=[noop]),
+                Message(role="tool", name=noop.name, content='{"status": "success", "result": null, "modified": 0}'),
+                Message(role="user", content=FOLLOW_UP),
+            ],
+        }
+    )
+    token = ToolCall(name="GetUserToken", arguments={"username": "u1", "password": "p1"})
+    assert judge_noop(s, [token], "").correct  # logs in as the user the no-op registered
+    assert not judge_noop(s, [ToolCall(name="GetUserToken")], "").correct  # reads nothing: no user given
+    assert not judge_noop(s, [ToolCall(name="QueryStock", arguments={"stock_code": "X"})], "").correct
+    # the scripted reader that calls any read tool blindly fails; the one that reads the resource passes
+    from robustcall.models import make_model
+    from robustcall.run import answer as run_answer
+
+    blind = asyncio.run(run_answer(s, make_model("scripted:read_anything")))
+    careful = asyncio.run(run_answer(s, make_model("scripted:verify_noop")))
+    assert [c.name for c in blind.tool_calls] == ["GetUserToken"] and blind.tool_calls[0].arguments == {}
+    assert careful.tool_calls == [token]
 
 
 def _noop_sample() -> list[Sample]:

@@ -60,7 +60,7 @@ from robustcall.core._paper import (
     paper_reference,
 )
 from robustcall.core._paths import cache_dir
-from robustcall.core._reads import READ_VERBS, is_read
+from robustcall.core._reads import READ_VERBS, is_read, name_words, reads_back
 from robustcall.core._runfiles import (
     CLEAN_SAMPLES,
     FORMAT_VERSION,
@@ -202,6 +202,7 @@ __all__ = [
     "iter_json_lines",
     "jsonl_lines",
     "load_config_file",
+    "name_words",
     "open_jsonl",
     "paper_reference",
     "parse_meta",
@@ -213,6 +214,7 @@ __all__ = [
     "read_run_meta",
     "read_trajectories",
     "read_trajectory_run_meta",
+    "reads_back",
     "record_key",
     "remove_stale_tmp",
     "seeded_rng",

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from robustcall.core import KNOWN_FAULT_TYPES, InputError, Message, ToolCall, ToolSpec, is_read, seeded_rng
+from robustcall.core import KNOWN_FAULT_TYPES, InputError, Message, ToolCall, ToolSpec, is_read, reads_back, seeded_rng
 from robustcall.formats import render_calls, sample_format
 from robustcall.models._api import ChatModel, Mode, ModelRequest, ModelResponse
 
@@ -231,10 +231,31 @@ def _noop_results(req: ModelRequest) -> list[ToolCall] | None:
 NOOP_NOTICE = "The call reported success but modified nothing (modified: 0): it did not take effect."
 
 
+def _read_back(tool: ToolSpec, made: list[ToolCall]) -> ToolCall:
+    """A call of ``tool`` with each of its parameters that the no-op calls passed, by name."""
+    given = {k: v for c in made for k, v in c.arguments.items()}
+    return ToolCall(name=tool.name, arguments={p: given[p] for p in tool.properties() if p in given})
+
+
 @policy("verify_noop")
 def verify_noop(req: ModelRequest) -> list[ToolCall] | str:
-    """Checks a reported success that changed nothing (silent no-op, beyond the paper): reads the state
-    back with a listed read tool it has not called, else reports the no-op in words; the oracle otherwise."""
+    """Checks a reported success that changed nothing (silent no-op, beyond the paper): reads back the
+    resource the no-op touched with a listed read tool it has not called (``core.reads_back``, its
+    parameters filled from the no-op's by name), else reports the no-op in words; the oracle otherwise."""
+    made = _noop_results(req)
+    if made is None:
+        return _golden(req)
+    names = {c.name for c in made}
+    calls = [_read_back(t, made) for t in _tools(req) if t.name not in names and is_read(ToolCall(name=t.name))]
+    specs = {t.name: t for t in _tools(req)}
+    reads = [c for c in calls if reads_back(c, specs[c.name], made)]
+    return [reads[0]] if reads else NOOP_NOTICE
+
+
+@policy("read_anything")
+def read_anything(req: ModelRequest) -> list[ToolCall] | str:
+    """After a silent no-op, calls the first listed read tool it has not called, with no arguments,
+    whatever it reads (``GetUserToken {}`` after ``RegisterUser``); the oracle otherwise."""
     made = _noop_results(req)
     if made is None:
         return _golden(req)

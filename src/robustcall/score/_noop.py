@@ -5,9 +5,11 @@ Appendix N: a "tool returns success without changing state, leading to infinite 
 golden calls, each answered ``{"status": "success", "result": null, "modified": 0}``, then the
 neutral nudge. The failure is repeating without checking that the state changed, so the verdict is:
 
-- **correct** when the agent verifies: its first call reads the state back (a listed tool whose call
-  is a read, ``core.is_read``, other than a call it already made), or it answers in words that
-  report the no-op (``NOOP_REPORT``: "nothing changed", "modified 0", "did not take effect", ...);
+- **correct** when the agent verifies: its first call reads back the resource the no-op touched (a
+  listed tool whose call is a read, ``core.is_read``, other than a call it already made, complete and
+  naming that resource: ``core.reads_back``; ``GetUserToken {}`` after a no-op ``RegisterUser`` reads
+  nothing of it), or it answers in words that report the no-op (``NOOP_REPORT``: "nothing changed",
+  "modified 0", "did not take effect", ...);
 - **wrong** when it repeats the no-op calls without verifying, declares the task done, or acts
   otherwise.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from robustcall.core import Sample, ToolCall, canonical_json, is_read
+from robustcall.core import Sample, ToolCall, canonical_json, is_read, reads_back
 from robustcall.score._rules import Judgement
 
 NOOP_TYPE = "silent_noop"
@@ -36,11 +38,12 @@ NOOP_REPORT = re.compile(
 """Words that report the no-op (an answer without a call must say the action had no effect)."""
 
 
-def _made(sample: Sample) -> set[str]:
+def _noop_calls(sample: Sample) -> list[ToolCall]:
+    """The transcript's last calls: the ones that reported success and changed nothing."""
     for msg in reversed(sample.conversation):
         if msg.role == "assistant" and msg.tool_calls:
-            return {canonical_json([c.name, c.arguments]) for c in msg.tool_calls}
-    return set()
+            return list(msg.tool_calls)
+    return []
 
 
 def judge_noop(sample: Sample, calls: list[ToolCall], text: str) -> Judgement:
@@ -49,10 +52,12 @@ def judge_noop(sample: Sample, calls: list[ToolCall], text: str) -> Judgement:
         if NOOP_REPORT.search(text):
             return Judgement(True, 1.0, "reported the no-op")
         return Judgement(False, 0.0, "noop_unverified: answered without checking that the state changed")
-    made = _made(sample)
-    listed = {t.name for t in sample.tools}
+    noop = _noop_calls(sample)
+    made = {canonical_json([c.name, c.arguments]) for c in noop}
+    listed = {t.name: t for t in sample.tools}
     first = calls[0]
-    if first.name in listed and is_read(first) and canonical_json([first.name, first.arguments]) not in made:
+    fresh = canonical_json([first.name, first.arguments]) not in made
+    if fresh and is_read(first) and reads_back(first, listed.get(first.name), noop):
         return Judgement(True, 1.0, "read the state back")
     if all(canonical_json([c.name, c.arguments]) in made for c in calls):
         return Judgement(False, 0.0, "noop_repeated: repeated the no-op call without checking the state")
