@@ -14,6 +14,7 @@ from robustcall.cli.main import app
 from robustcall.core import (
     BEYOND_TYPES,
     STATIC_TYPES,
+    TRANSITION_TYPES,
     PredictionRecord,
     Sample,
     ToolCall,
@@ -281,3 +282,18 @@ def test_a_run_summary_counts_ghost_calls(beyond_bench: Path, tmp_path: Path) ->
     n = len(_samples(beyond_bench, "ghost_tool"))
     assert summary["ghost_calls"] == {"calls": n, "near_miss": n, "sibling": 0, "invented": 0}
     assert summary["beyond_by_type"]["ghost_tool"]["accuracy"] == 0.0
+
+
+def test_a_beyond_build_runs_with_the_default_types_and_prints_no_table_3(tmp_path: Path, shared_data: Path) -> None:
+    """Issue 35 item 9: `run` (default --types all) on a `--types beyond` build runs what it holds."""
+    bench, run = tmp_path / "bench", tmp_path / "run"
+    build = ["build", "--sources", "bfcl", "--per-source", "bfcl=4", "--types", "beyond"]
+    res = CliRunner().invoke(app, [*build, "--data-dir", str(shared_data), "--out", str(bench)])
+    assert res.exit_code == 0, res.output
+    assert "Table 3 composition" not in res.output
+    assert "Table 3 comparison left out: the build holds 0 of the paper's 16 static types." in res.output
+    res = CliRunner().invoke(app, ["run", "--bench", str(bench), "--model", "scripted:oracle", "--out", str(run)])
+    assert res.exit_code == 0, res.output
+    records = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
+    kinds = {r["perturbation"]["type"] for r in records}
+    assert kinds == {"clean", *BEYOND_TYPES, *TRANSITION_TYPES}

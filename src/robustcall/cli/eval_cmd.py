@@ -59,7 +59,10 @@ ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
 ]
-TypesOpt = Annotated[str, typer.Option("--types", help="all | static | transition | comma list of types.")]
+TypesOpt = Annotated[
+    str,
+    typer.Option("--types", help="all (every type the benchmark holds) | static | transition | beyond | comma list."),
+]
 LimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="Use only the first N clean samples (paired across types).")
 ]
@@ -159,7 +162,7 @@ def _execute(
         raise typer.BadParameter(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
     stop_after = STOP_AFTER if stop_after is None else stop_after
     digest = bench_digest(bench)
-    items = plan_work(bench, parse_types(types), limit, order=cast("Order", order))
+    items = plan_work(bench, parse_types(types, bench), limit, order=cast("Order", order))
     if shard is not None:
         try:
             index, count = parse_shard(shard)

@@ -140,7 +140,7 @@ def robustbench_task(bench: str | None = None, types: str | list[str] = "all", l
             )
         bench = str(found[0])
     spec = types if isinstance(types, str) else ",".join(types)  # ``-T types=a,b`` arrives as a list
-    items = plan_work(Path(bench), parse_types(spec), None if limit is None else int(limit))
+    items = plan_work(Path(bench), parse_types(spec, Path(bench)), None if limit is None else int(limit))
     samples = [
         InspectSample(
             id=it.sample.id,

@@ -72,13 +72,21 @@ def clean_id_of(sample: Sample) -> str:
     return sample.id
 
 
-def parse_types(spec: str) -> list[str]:
-    """``all`` (the paper's 22 and clean), ``static``, ``transition``, ``beyond`` (Appendix N's static
-    axes) or a comma list of code / display names."""
+def built_types(bench_dir: Path) -> list[str]:
+    """The types ``bench_dir`` can run: clean, the 6 transition types (made at run time from clean) and
+    every static or beyond type whose file the build wrote."""
+    static = [c for c in (*STATIC_TYPES, *BEYOND_TYPES) if (bench_dir / type_file(c)).is_file()]
+    return ["clean", *static, *TRANSITION_TYPES]
+
+
+def parse_types(spec: str, bench_dir: Path | None = None) -> list[str]:
+    """``all`` (the paper's 22 and clean; with ``bench_dir``, every type that benchmark holds:
+    :func:`built_types`, so that a ``--types beyond`` build runs), ``static``, ``transition``,
+    ``beyond`` (Appendix N's static axes) or a comma list of code / display names."""
     out: list[str] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         if part == "all":
-            out.extend(ALL_TYPES)
+            out.extend(ALL_TYPES if bench_dir is None else built_types(bench_dir))
         elif part == "static":
             out.extend(("clean", *STATIC_TYPES))
         elif part == "transition":
