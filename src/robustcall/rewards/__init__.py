@@ -47,7 +47,15 @@ from robustcall.rewards._toolrl import (
     toolrl_format_reward,
     toolrl_reward,
 )
-from robustcall.rewards._train import RMTrainConfig, bradley_terry_loss, load_base, pair_rows, train_reward_model
+from robustcall.rewards._train import (
+    RMTrainConfig,
+    bf16_default,
+    bradley_terry_loss,
+    load_base,
+    pair_rows,
+    train_reward_model,
+    trl_config,
+)
 from robustcall.rewards._traindata import obfuscate, shuffle_tool_keys
 from robustcall.rewards._types import ERROR_TYPES, TABLE1_COUNTS, ErrorType, RewardPair, table1_targets
 
@@ -117,6 +125,8 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "toolrm_messages",
     "toolrm_reward",
     "train_reward_model",
+    "trl_config",
+    "bf16_default",
     # scorer kinds by name
     "SCORERS",
     "ScorerKind",

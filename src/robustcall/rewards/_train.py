@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,48 @@ class RMTrainConfig:
     bf16: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     """Any other ``trl.RewardConfig`` field, passed through."""
+
+
+SHARED_FIELDS = (
+    "learning_rate",
+    "num_train_epochs",
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "max_length",
+    "max_steps",
+    "logging_steps",
+    "seed",
+)
+"""The settings every SFT-style recipe (recovery SFT, trajectory SFT, RM training) passes to TRL as is."""
+
+
+def bf16_default() -> bool:
+    """bf16 where a CUDA GPU supports it."""
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+def trl_config(
+    config_class: Any,
+    settings: Any,
+    output_dir: Path,
+    *,
+    also: Sequence[str] = (),
+    data_seed: bool = True,
+    **fixed: Any,
+) -> Any:
+    """``config_class`` (TRL's ``SFTConfig`` / ``RewardConfig``) from ``settings``' fields: the
+    shared ones, those named in ``also``, and ``fixed`` values. A ``warmup_ratio`` field goes in as
+    ``warmup_steps`` (transformers 5: a float in [0, 1) is a ratio of all steps); ``bf16`` None is
+    :func:`bf16_default`; ``data_seed`` also seeds data order with ``seed``."""
+    values = {name: getattr(settings, name) for name in (*SHARED_FIELDS, *also)}
+    if "warmup_ratio" in values:
+        values["warmup_steps"] = values.pop("warmup_ratio")
+    if data_seed:
+        values["data_seed"] = settings.seed
+    bf16 = settings.bf16
+    return config_class(output_dir=str(output_dir), bf16=bf16_default() if bf16 is None else bf16, **values, **fixed)
 
 
 def pair_rows(pairs: Sequence[RewardPair]) -> list[dict[str, Any]]:
@@ -111,9 +153,10 @@ def train_reward_model(
     from datasets import Dataset  # type: ignore[import-untyped]
     from trl import RewardConfig, RewardTrainer  # type: ignore[attr-defined]
 
-    fields = {k: v for k, v in asdict(cfg).items() if k not in ("extra", "warmup_ratio")}
-    fields["warmup_steps"] = cfg.warmup_ratio  # transformers 5: a float in [0, 1) is a ratio of all steps
-    args = RewardConfig(output_dir=str(out_dir), report_to=[], disable_tqdm=True, **fields, **cfg.extra)
+    also = ("lr_scheduler_type", "warmup_ratio", "center_rewards_coefficient", "save_strategy")
+    args = trl_config(
+        RewardConfig, cfg, out_dir, also=also, data_seed=False, report_to=[], disable_tqdm=True, **cfg.extra
+    )
     trainer = RewardTrainer(
         model=model, args=args, train_dataset=Dataset.from_list(pair_rows(pairs)), processing_class=tokenizer
     )

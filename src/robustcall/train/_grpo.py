@@ -38,6 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from robustcall.core import InputError
+from robustcall.rewards import bf16_default
 from robustcall.train._finish import train_and_save
 from robustcall.train._grpo_data import grpo_rows
 from robustcall.train._models import resolve_model
@@ -167,12 +168,6 @@ def _vllm_default() -> bool:
     return importlib.util.find_spec("vllm") is not None and torch.cuda.is_available()
 
 
-def _bf16_default() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-
-
 def filter_overlong(rows: list[dict[str, Any]], tokenizer: Any, limit: int) -> tuple[list[dict[str, Any]], int]:
     """Rows whose chat-templated prompt fits in ``limit`` tokens, and how many were dropped."""
     kept = []
@@ -228,7 +223,7 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
         logging_steps=s.logging_steps,
         seed=s.seed,
         data_seed=s.seed,
-        bf16=_bf16_default() if s.bf16 is None else s.bf16,
+        bf16=bf16_default() if s.bf16 is None else s.bf16,
         use_vllm=use_vllm,
         vllm_mode=s.vllm_mode,
         gradient_checkpointing=s.gradient_checkpointing,

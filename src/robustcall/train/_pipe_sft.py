@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from robustcall.core import InputError, Message, Trajectory, read_trajectories
+from robustcall.rewards import trl_config
 from robustcall.train._finish import train_and_save
 from robustcall.train._io import save_rows
 from robustcall.train._models import resolve_model
@@ -117,7 +118,6 @@ def trajectory_rows(paths: list[Path], successful_only: bool = True) -> tuple[li
 def build_pipe_sft_trainer(s: PipeSftSettings) -> tuple[Any, dict[str, Any]]:
     """The examples written to ``output_dir``, and the ``SFTTrainer`` over them."""
     import datasets  # type: ignore[import-untyped,unused-ignore]
-    import torch
     from transformers import AutoTokenizer
     from trl.trainer.sft_config import SFTConfig
     from trl.trainer.sft_trainer import SFTTrainer
@@ -129,25 +129,14 @@ def build_pipe_sft_trainer(s: PipeSftSettings) -> tuple[Any, dict[str, Any]]:
     model = resolve_model(s.model, s.output_dir, texts, s.seed)
     tokenizer = AutoTokenizer.from_pretrained(model)
     tokenizer.chat_template = QWEN3_TEMPLATE
-    bf16 = bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported()) if s.bf16 is None else s.bf16
-    config = SFTConfig(
-        output_dir=str(s.output_dir),
-        learning_rate=s.learning_rate,
-        num_train_epochs=s.num_train_epochs,
-        lr_scheduler_type=s.lr_scheduler_type,
-        warmup_steps=s.warmup_ratio,  # transformers 5: a float in [0, 1) is a ratio of the total steps
-        per_device_train_batch_size=s.per_device_train_batch_size,
-        gradient_accumulation_steps=s.gradient_accumulation_steps,
-        max_length=s.max_length,
-        max_steps=s.max_steps,
-        logging_steps=s.logging_steps,
+    also = ("lr_scheduler_type", "warmup_ratio", "dataset_num_proc", "dataloader_num_workers")
+    config = trl_config(
+        SFTConfig,
+        s,
+        s.output_dir,
+        also=also,
         save_strategy="no",
         eval_strategy="no",
-        dataset_num_proc=s.dataset_num_proc,
-        dataloader_num_workers=s.dataloader_num_workers,
-        seed=s.seed,
-        data_seed=s.seed,
-        bf16=bf16,
         assistant_only_loss=True,
         report_to=s.report_to,
     )

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from robustcall.core import seeded_rng
+from robustcall.rewards import trl_config
 from robustcall.train._finish import train_and_save
 from robustcall.train._io import load_rows, save_rows
 from robustcall.train._models import resolve_model
@@ -130,24 +131,8 @@ def build_sft_trainer(s: SftSettings) -> tuple[Any, dict[str, Any]]:
     texts = [m["content"] for r in rows for m in [*r["prompt"], *r["completion"]]]
     model = resolve_model(s.model, s.output_dir, texts, s.seed)
     tokenizer = AutoTokenizer.from_pretrained(model)
-    import torch
-
-    bf16 = bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported()) if s.bf16 is None else s.bf16
-    config = SFTConfig(
-        output_dir=str(s.output_dir),
-        learning_rate=s.learning_rate,
-        num_train_epochs=s.num_train_epochs,
-        per_device_train_batch_size=s.per_device_train_batch_size,
-        gradient_accumulation_steps=s.gradient_accumulation_steps,
-        max_length=s.max_length,
-        max_steps=s.max_steps,
-        logging_steps=s.logging_steps,
-        save_steps=s.save_steps,
-        seed=s.seed,
-        data_seed=s.seed,
-        bf16=bf16,
-        completion_only_loss=True,
-        report_to=s.report_to,
+    config = trl_config(
+        SFTConfig, s, s.output_dir, also=("save_steps",), completion_only_loss=True, report_to=s.report_to
     )
     trainer = SFTTrainer(
         model=model, args=config, train_dataset=datasets.Dataset.from_list(rows), processing_class=tokenizer
