@@ -92,7 +92,8 @@ loop and nonsense use the same predicates):
 5. Cascading Failure ("a single unhandled fault leads to a sequence of logically subsequent
    errors"): at least two later calls fail in the environment (errors, not injected faults).
 6. Ignore & Proceed ("treats an error code as valid data and continues execution"): the
-   aftermath acknowledges no error and the agent makes a further, different call.
+   aftermath acknowledges no error and the agent's next call differs from the failed one (a silent
+   identical retry is not treating the error as data: Other).
 7. Other: none of the six fits (e.g. it named the error and carried on with another tool without
    recovering, stopped saying only "an error occurred", or ran out of steps); counted on its own
    row so the six keep the paper's meaning.
@@ -466,9 +467,9 @@ def failure_mode(traj: Trajectory, pos: int, diagnosis: str | None, cls: FaultCl
     env_errors = sum(1 for s in traj.steps[pos + 1 :] if s.action is not None and s.error is not None and not s.fault)
     if env_errors >= CASCADE_ERRORS:
         return "cascading_failure"
-    key = _key(traj.steps[pos])
-    if diagnosis is None and any(_key(s) != key for s in _calls_after(traj.steps, pos)):
-        return "ignore_and_proceed"
+    nxt = subsequent_action(traj.steps, pos)
+    if diagnosis is None and nxt is not None and _key(nxt) != _key(traj.steps[pos]):
+        return "ignore_and_proceed"  # a silent identical retry is not treating the error as data
     return "other"
 
 
