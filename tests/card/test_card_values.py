@@ -78,6 +78,8 @@ def test_fault_section_is_what_faults_report_reads_from_the_same_runs(oracle_car
         assert row.pooled.faults > 0
     for row in card.faults[:2]:  # R_i needs the fault identified (§3.3): the expert retries without a word
         assert (row.pooled.recovery_rate, row.pooled.eia, row.pooled.ufr) == (0.0, 0.0, 0.0)
+    runs = [t for env in QUICK.envs for t in read_trajectories(fault_run(oracle_card, env, "execution"))]
+    assert fault_metrics(runs, rr_rule="retry").recovery_rate == 1.0  # its next call is the retry
 
 
 def test_naive_robustbench_is_right_exactly_where_no_call_is_the_answer(naive_card: Path) -> None:

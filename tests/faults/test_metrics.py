@@ -412,3 +412,15 @@ def test_a_retry_meeting_a_fresh_fault_then_an_explained_stop_is_graceful_failur
     assert (gone.recovered, gone.mode, gone.identified) == (True, "graceful_failure", True)
     assert [f.mode for f in analyse(t, "retry")[1]] == ["graceful_failure", "graceful_failure"]
     assert [f.recovered for f in analyse(t, "retry")[1]] == [False, False]  # no stop recovers under retry
+
+
+def test_a_silent_retry_or_adaptation_is_other_and_carrying_on_is_ignore_and_proceed() -> None:
+    def after(call: ToolCall, code: str = "http_500", **fault: object) -> Trajectory:
+        first = Step(index=0, action=SEARCH, fault=_fault(code, **fault))
+        later = Step(index=1, action=call, executed=call, observation="ok")
+        return _traj([first, later], success=False, termination="step_limit")
+
+    assert _mode(after(SEARCH)) == "other"  # the same call again, silently: not treating the 500 as data
+    assert _mode(after(BUY)) == "ignore_and_proceed"  # on to the next step as if the search had worked
+    assert _mode(after(BUY, "tool_deprecated", persists=True)) == "other"  # another tool once it is gone
+    assert _mode(after(BUY, "empty_result", executed=True)) == "ignore_and_proceed"  # carries on with bad data

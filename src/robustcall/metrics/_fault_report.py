@@ -1,4 +1,4 @@
-"""The numbers behind Tables 1, 2, 3, 5 and 6 of the fault-injection paper, from trajectory records.
+"""The numbers behind Tables 1-6 of the fault-injection paper, from trajectory records.
 
 Trajectories are grouped by *agent* (model, plus `` + CoT`` for the CoT prompt variant) and by the
 δ in their ``config``. Task Success Rate is the δ = 0 group's success rate; RASR, RR, EIA, UFR and

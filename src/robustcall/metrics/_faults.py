@@ -82,18 +82,19 @@ loop and nonsense use the same predicates):
    is not a claim of success.
 3. Incorrect Diagnosis ("identifies an error but misattributes its cause"): the aftermath names a
    different error type.
-4. The agent *stops* (no call after the fault other than identical retries and calls cut short by a
-   fresh fault of their own, then a non-empty final text): Graceful Failure ("correctly identifies
-   the error, explains why the task cannot proceed, and stops") when the aftermath names the fault's
-   own type, or the final text names the type of a fault its later calls met (a retry met a fresh
-   "deprecated", and the agent stops saying so: it explains why the task cannot proceed);
-   Hallucinated Success when no text after the fault acknowledges any error; a stop that only says
-   "an error occurred" is neither.
+4. The agent *stops* (no clean call after the fault: only failed identical retries and calls cut
+   short by a fresh fault of their own, then a non-empty final text): Graceful Failure ("correctly
+   identifies the error, explains why the task cannot proceed, and stops") when the aftermath names
+   the fault's own type, or the final text names the type of a fault its later calls met (a retry
+   met a fresh "deprecated", and the agent stops saying so: it explains why the task cannot
+   proceed); Hallucinated Success when no text after the fault acknowledges any error; a stop that
+   only says "an error occurred" is neither.
 5. Cascading Failure ("a single unhandled fault leads to a sequence of logically subsequent
    errors"): at least two later calls fail in the environment (errors, not injected faults).
 6. Ignore & Proceed ("treats an error code as valid data and continues execution"): the
-   aftermath acknowledges no error and the agent's next call differs from the failed one (a silent
-   identical retry is not treating the error as data: Other).
+   aftermath acknowledges no error and the agent's next call differs from the failed one and, after
+   an error (not an anomaly, whose corrupted data it carries on with), is no plausible reaction to it
+   (a silent identical retry or a silent call adapted to the error is not treating it as data: Other).
 7. Other: none of the six fits (e.g. it named the error and carried on with another tool without
    recovering, stopped saying only "an error occurred", or ran out of steps); counted on its own
    row so the six keep the paper's meaning.
@@ -437,9 +438,10 @@ def is_nonsensical(step: Step) -> bool:
 
 
 def _stops(traj: Trajectory, pos: int) -> bool:
-    """No call after the fault but identical retries and calls cut short by a fresh fault, then a final text."""
+    """No clean call after the fault (only failed identical retries and calls cut short by a fresh fault),
+    then a final text."""
     key = _key(traj.steps[pos])
-    only_retries = all(_key(s) == key or is_fresh(s) for s in _calls_after(traj.steps, pos))
+    only_retries = all((_key(s) == key and not is_clean(s)) or is_fresh(s) for s in _calls_after(traj.steps, pos))
     return only_retries and traj.termination == "no_action" and not _ends_empty(traj)
 
 
@@ -469,7 +471,9 @@ def failure_mode(traj: Trajectory, pos: int, diagnosis: str | None, cls: FaultCl
         return "cascading_failure"
     nxt = subsequent_action(traj.steps, pos)
     if diagnosis is None and nxt is not None and _key(nxt) != _key(traj.steps[pos]):
-        return "ignore_and_proceed"  # a silent identical retry is not treating the error as data
+        # a silent identical retry, or a silent call adapted to an error, does not treat the error as data
+        silent_fix = not fault.get("executed") and _plausible_call(traj, pos, nxt)
+        return "other" if silent_fix else "ignore_and_proceed"
     return "other"
 
 
