@@ -105,3 +105,38 @@ def test_paper_rows_can_be_left_out(lb_data: dict[str, Path], tmp_path: Path) ->
     with TestClient(app) as client:
         page = client.get("/").text
     assert "No submissions yet" in page and "Qwen3-14B" not in page
+
+
+def test_an_upload_declares_its_type_or_shows_a_dash(lb_data: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 35 item 9: the Type column of an upload is what its uploader declared, "—" otherwise."""
+    data = lb_data["oracle"].read_bytes()
+    app = create_app(lb_data["bench"], f"sqlite:///{tmp_path / 'lb.db'}", paper_rows=False)
+    with TestClient(app) as client:
+        made = client.post("/api/submissions?model=gold&type=fine-tuned", content=data)
+        assert made.status_code == 201 and made.json()["type"] == "fine-tuned"
+        assert client.post("/api/submissions?model=plain", content=data).json()["type"] is None
+        bad = client.post("/api/submissions?model=odd&type=weights", content=data)
+        assert bad.status_code == 400
+        assert bad.json()["error"] == "rejected: type must be one of open, fine-tuned, closed or none, got 'weights'"
+        fields = {"model": "formed", "type": "closed"}
+        form = client.post("/submit", data=fields, files={"file": ("p.jsonl", data)}, follow_redirects=False)
+        assert form.status_code == 303
+        page = client.get("/").text
+    rows = {r.split("</a>")[0].rsplit(">", 1)[-1]: r for r in page.split("<tr")[2:]}
+    assert "<td>fine-tuned</td>" in rows["gold"] and "<td>closed</td>" in rows["formed"]
+    assert "<td>—</td>" in rows["plain"] and "odd" not in rows
+
+
+def test_a_store_without_the_type_column_gets_it(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine, inspect, text
+
+    from robustcall.web._store import Store
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    Store(url).engine.dispose()
+    engine = create_engine(url)
+    with engine.begin() as conn:  # a table made before the column existed
+        conn.execute(text("ALTER TABLE submissions DROP COLUMN model_type"))
+    engine.dispose()
+    store = Store(url)
+    assert "model_type" in {c["name"] for c in inspect(store.engine).get_columns("submissions")}

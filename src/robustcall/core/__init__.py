@@ -51,6 +51,7 @@ from robustcall.core._model import (
 )
 from robustcall.core._paper import (
     DELTA_STATS,
+    MODEL_TYPES,
     PAPER_MODELS_FILE,
     TABLE2_STATS,
     PaperModel,
@@ -130,6 +131,7 @@ __all__ = [
     "FORMAT_VERSION",
     "KNOWN_FAULT_TYPES",
     "MANIFEST",
+    "MODEL_TYPES",
     "PAPER_MODELS_FILE",
     "PREDICTIONS",
     "READ_VERBS",

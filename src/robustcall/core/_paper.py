@@ -19,6 +19,8 @@ TABLE2_STATS = ("clean", "pert_acc", "delta_obs", "delta_act", "delta_rew", "del
 """Table 2's columns, in its order (``delta_obs`` .. ``delta_trn``: Δ per POMDP component)."""
 DELTA_STATS = {"observation": "delta_obs", "action": "delta_act", "reward": "delta_rew", "transition": "delta_trn"}
 ModelType = Literal["open", "fine-tuned", "closed"]
+MODEL_TYPES: tuple[ModelType, ...] = ("open", "fine-tuned", "closed")
+"""Figure 5's Type column (a leaderboard upload may declare one)."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from robustcall.core import TAXONOMY, TYPES, dump_record
+from robustcall.core import MODEL_TYPES, TAXONOMY, TYPES, dump_record
 from robustcall.metrics import Summary, frac, heat_text
 from robustcall.web._bench_index import BenchIndex
 from robustcall.web._guard import BodyLimit, RateLimiter, SecurityHeaders, TokenBook
@@ -63,6 +63,7 @@ def _row(sub: Submission, rank: int) -> dict[str, Any]:
         "rank": rank,
         "id": sub.id,
         "model": sub.model_name,
+        "type": sub.model_type or "—",
         "partial": sub.partial,
         "origin": UPLOADED,
         "pert": _pct(sub.pert_acc),
@@ -96,6 +97,7 @@ def _api_row(sub: Submission) -> dict[str, Any]:
     return {
         "id": sub.id,
         "model": sub.model_name,
+        "type": sub.model_type,
         "submitted": sub.created_at.isoformat(),
         "bench_version": sub.bench_version,
         "origin": UPLOADED,
@@ -212,17 +214,20 @@ def create_app(
         )
         return HTMLResponse(html, status_code=status)
 
-    def ingest(model: str, data: bytes, owner: str) -> Submission:
+    def ingest(model: str, data: bytes, owner: str, model_type: str | None) -> Submission:
         model = model.strip()
         problem = name_problem(model)
         if problem is not None:
             raise UploadError(problem)
+        if model_type is not None and model_type not in MODEL_TYPES:
+            raise UploadError(f"rejected: type must be one of {', '.join(MODEL_TYPES)} or none, got {model_type!r}")
         scored = score_upload(data, bench, max_bytes=max_upload)
         cov = scored.coverage
         summary = scored.summary
         return store.add(
             NewSubmission(
                 model_name=model,
+                model_type=model_type,
                 owner=owner,
                 bench_version=bench.version,
                 partial=cov.partial,
@@ -240,13 +245,15 @@ def create_app(
             )
         )
 
-    async def accept(request: Request, model: str, token: str | None, data: bytes) -> Submission | tuple[int, str]:
+    async def accept(
+        request: Request, model: str, token: str | None, data: bytes, model_type: str | None = None
+    ) -> Submission | tuple[int, str]:
         """Store an upload, or ``(status, reason)``."""
         if len(data) > max_upload:
             return 413, f"rejected: the upload is {len(data):,} bytes; the limit is {max_upload:,}"
         try:
             owner = book.owner(token or None, model.strip())
-            return await asyncio.get_running_loop().run_in_executor(scorer, ingest, model, data, owner)
+            return await asyncio.get_running_loop().run_in_executor(scorer, ingest, model, data, owner, model_type)
         except PermissionError as exc:
             return 403, str(exc)
         except NameTaken as exc:
@@ -298,11 +305,13 @@ def create_app(
         upload = form.get("file")
         model = form.get("model")
         token = form.get("token")
+        declared = form.get("type")
         if upload is None or isinstance(upload, str) or not isinstance(model, str):
             return await table(request, 1, 400, "rejected: choose a file and give a model name")
         data = await upload.read()
         header = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        got = await accept(request, model, (token if isinstance(token, str) else "") or header, data)
+        kind = declared.strip() or None if isinstance(declared, str) else None
+        got = await accept(request, model, (token if isinstance(token, str) else "") or header, data, kind)
         if isinstance(got, tuple):
             return await table(request, 1, got[0], got[1])
         return RedirectResponse(f"/submissions/{got.id}", status_code=303)
@@ -357,7 +366,7 @@ def create_app(
         model = request.query_params.get("model", "")
         token = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         data = await request.body()  # BodyLimit stops it at the limit
-        got = await accept(request, model, token, data)
+        got = await accept(request, model, token, data, request.query_params.get("type", "").strip() or None)
         if isinstance(got, tuple):
             return JSONResponse({"error": got[1]}, status_code=got[0])
         return JSONResponse(_api_row(got), status_code=201)

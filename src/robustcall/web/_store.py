@@ -32,6 +32,7 @@ from sqlalchemy import (
     func,
     inspect,
     select,
+    text,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
@@ -40,6 +41,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, deferred, mapped_co
 from robustcall.core import UserError
 from robustcall.web._guard import ANONYMOUS
 from robustcall.web._names import name_key
+
+ADDED_COLUMNS = {"model_type": "VARCHAR(16)"}
+"""Nullable columns added after the first version: a table without them gets them at start."""
 
 MAX_ID = 2**63 - 1
 """Largest submission id a database column holds; a larger one in a URL is bad input."""
@@ -56,6 +60,8 @@ class Submission(Base):
     # INTEGER PRIMARY KEY is 64-bit already and must be spelled INTEGER to autoincrement
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
     model_name: Mapped[str] = mapped_column(String(200), index=True)
+    model_type: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """The Type the uploader declared (Figure 5's: open / fine-tuned / closed), if any."""
     name_key: Mapped[str] = mapped_column(String(800), index=True)
     """What names are compared by (``_names.name_key``): look-alike names share it."""
     owner: Mapped[str] = mapped_column(String(64))
@@ -112,6 +118,7 @@ class NewSubmission:
     raw_upload: bytes
     beyond_acc: float | None = None
     attack_success: float | None = None
+    model_type: str | None = None
 
 
 class StoreError(UserError, RuntimeError):
@@ -163,6 +170,10 @@ class Store:
                 raise StoreError(f"cannot open the database {url!r}: {why}") from None
             raise StoreUnavailable(f"cannot reach the database {url!r}: {why}") from None
         have = {c["name"] for c in inspect(self.engine).get_columns(Submission.__tablename__)}
+        for name in sorted(set(ADDED_COLUMNS) - have):  # nullable columns of later versions: added in place
+            with self.engine.begin() as conn:
+                conn.execute(text(f"ALTER TABLE {Submission.__tablename__} ADD COLUMN {name} {ADDED_COLUMNS[name]}"))
+            have.add(name)
         lacking = sorted({c.name for c in Submission.__table__.columns} - have)
         if lacking:
             self.engine.dispose()
@@ -183,6 +194,7 @@ class Store:
         key = name_key(new.model_name)
         row = Submission(
             model_name=new.model_name,
+            model_type=new.model_type,
             name_key=key,
             owner=new.owner,
             created_at=datetime.now(UTC),
