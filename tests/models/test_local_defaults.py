@@ -10,7 +10,8 @@ from robustcall.models._factory import LOCAL_DEFAULTS
 
 def test_local_defaults_lift_the_first_byte_timeout_and_a_settings_file_still_wins(tmp_path: Path) -> None:
     assert load_settings(None, "local", LOCAL_DEFAULTS).first_byte_timeout_s == 0.0
-    assert load_settings(None, "local", LOCAL_DEFAULTS).timeout_s == 120.0
+    assert load_settings(None, "local", LOCAL_DEFAULTS).timeout_s == 1800.0
+    assert load_settings(None, "gpt-x").timeout_s == 120.0
     assert load_settings(None, "gpt-x").first_byte_timeout_s == 60.0
     path = tmp_path / "s.yaml"
     path.write_text("local:\n  first_byte_timeout_s: 30\n")

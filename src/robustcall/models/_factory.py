@@ -22,10 +22,17 @@ KEY_HOSTS = frozenset({"api.openai.com"})
 one is refused before any request."""
 
 
-LOCAL_DEFAULTS: dict[str, float] = {"first_byte_timeout_s": 0.0}
+LOCAL_TIMEOUT_S = 1800.0
+"""The embedded model's whole-request timeout: 1,024 tokens at 0.6 tokens/s, about the slowest
+generation seen on 2 loaded cores (``free_threads``). Its server is ours and watched (a dead one fails
+the request at once), so a timeout only throws the generation away and asks again: under load the
+endpoints' 120 s cut long answers of the main job, which then took minutes each and were answered on
+a retry (an infrastructure error when every retry timed out), so the table depended on the load."""
+
+LOCAL_DEFAULTS: dict[str, float] = {"first_byte_timeout_s": 0.0, "timeout_s": LOCAL_TIMEOUT_S}
 """The embedded model answers a non-streamed completion only once the whole generation is done, on
-a CPU: its first byte is its last, so only the total ``timeout_s`` bounds it (a settings file may say
-otherwise)."""
+a CPU: its first byte is its last, so only the total ``timeout_s`` bounds it, at
+:data:`LOCAL_TIMEOUT_S` (a settings file may say otherwise)."""
 
 
 def _http_url(url: str, spec: str) -> str:
