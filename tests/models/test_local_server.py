@@ -14,7 +14,14 @@ import pytest
 
 from robustcall.core import Message
 from robustcall.models import ModelRequest
-from robustcall.models.local import MODEL_SHA256, LlamaServer, LocalModel, ServerStartError, local_paths
+from robustcall.models.local import (
+    MODEL_SHA256,
+    LlamaServer,
+    LocalModel,
+    LocalModelNotReady,
+    ServerStartError,
+    local_paths,
+)
 from robustcall.models.local import _server as server_module
 from robustcall.models.local._artifacts import write_marker
 
@@ -219,3 +226,15 @@ def test_an_amx_cpu_gets_plain_weight_buffers(tmp_path, monkeypatch, flags, amx)
         Path("llama-server"), Path("m.gguf"), chat_template=None, parallel=1, threads=1, log_dir=tmp_path
     )
     assert ("--no-repack" in server.command(8080)) is amx
+
+
+def test_the_threads_variable_fixes_llama_servers_threads(fake_binary, tmp_path, monkeypatch):
+    _install(fake_binary, tmp_path)
+    monkeypatch.setenv("ROBUSTCALL_LLAMA_THREADS", "2")
+    model = LocalModel(root=tmp_path)
+    assert model.server.threads == 2 and "--threads 2" in " ".join(model.server.command(1))
+    assert LocalModel(root=tmp_path, threads=1).server.threads == 1  # an explicit count wins
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("ROBUSTCALL_LLAMA_THREADS", bad)
+        with pytest.raises(LocalModelNotReady, match="ROBUSTCALL_LLAMA_THREADS"):
+            LocalModel(root=tmp_path)

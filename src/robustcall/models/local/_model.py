@@ -42,6 +42,21 @@ def free_threads(cpus: int | None = None, busy: float | None = None) -> int:
     return max(1, min(cpus, round(cpus - busy)))
 
 
+THREADS_ENV = "ROBUSTCALL_LLAMA_THREADS"
+"""Set to a positive count to fix llama-server's threads instead of measuring the idle CPUs (the
+answers are the same either way: docs/run.md, "The main job on the local model")."""
+
+
+def env_threads() -> int | None:
+    """The thread count :data:`THREADS_ENV` fixes, or ``None``; anything but a positive integer is refused."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise LocalModelNotReady(f"{THREADS_ENV}={raw!r}: give a positive number of threads, or unset it")
+    return int(raw)
+
+
 def _busy_cpus(window_s: float = 0.3) -> float:
     def sample() -> tuple[int, int]:
         with open("/proc/stat", encoding="ascii") as fh:
@@ -129,7 +144,7 @@ class LocalModel:
             model_path,
             chat_template=TEMPLATE if embedded else None,  # another GGUF brings its own chat template
             parallel=min(self.concurrency, MAX_PARALLEL),
-            threads=threads or free_threads(),
+            threads=threads or env_threads() or free_threads(),
             ctx_size=ctx_size,
             log_dir=status.paths.logs,
             extra_args=server_args,
