@@ -152,7 +152,7 @@ def test_unknown_type_is_one_line(bench: Path, tmp_path: Path) -> None:
             "--types",
             "nope",
         ],
-        code=1,
+        code=2,  # a usage mistake, as in `build --types nope`
         says="unknown perturbation type 'nope'",
     )
 
@@ -181,3 +181,35 @@ def test_a_bad_line_in_a_bench_file_names_file_and_line(bench: Path, tmp_path: P
         fh.write('{"id": "x"\n')
     _refused(_run(bench, tmp_path / "r", "--model", "scripted:oracle"), code=1, says="clean.jsonl:3: invalid JSON")
     _refused(_run(bench / "clean.jsonl", tmp_path / "r"), code=1, says="a file, not a benchmark folder")
+
+
+def test_one_exit_code_per_mistake(bench: Path, tmp_path: Path) -> None:
+    """A bad name on the command line is a usage mistake (2) in every command; a missing input file
+    an input error (1); `train grpo --dry-run` checks what `train verl` checks (issue 36 item 4)."""
+    missing = str(tmp_path / "missing.parquet")
+    train = ["--train", missing, "--out", str(tmp_path / "o")]
+    verl = ["train", "verl", *train, "--eval", missing, "--dry-run"]
+    grpo = ["train", "grpo", *train, "--dry-run"]
+    usage = {
+        "--types": ["run", "--bench", str(bench), "--out", str(tmp_path / "r"), "--types", "nosuch"],
+        "--level": ["envs", "serve", "--env", "maze", "--level", "nosuch"],
+        "--protocol": ["envs", "serve", "--env", "maze", "--protocol", "nosuch"],
+    }
+    for command in (verl, grpo):
+        usage[f"{command[1]} --recipe"] = [*command, "--recipe", "nosuch"]
+        usage[f"{command[1]} --reward"] = [*command, "--reward", "nosuch"]
+        usage[f"{command[1]} toolrm"] = [*command, "--recipe", "toolrm"]  # and no --toolrm-scorer
+    for what, args in usage.items():
+        out = _refused(args, code=2, says="nosuch" if "toolrm" not in what else "needs --toolrm-scorer")
+        assert "Invalid value for --" in out, (what, out)
+    for command in (verl, grpo):
+        _refused(command, code=1, says=f"No such file or directory: {missing}")
+
+
+def test_errors_say_what_is_wrong_in_full(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent.parquet"
+    dr_data = ["train", "dr-data", str(missing), "--out", str(tmp_path / "dr")]
+    _refused(dr_data, code=1, says=f"No such file or directory: {missing}")
+    out = _refused(["envs", "serve", "--env", "nosuch"], code=1, says="unknown environment 'nosuch'")
+    assert out.count("'") % 2 == 0, out  # no quote dropped at either end
+    out = _refused(["envs", "serve", "--env", "maze", "--faults", "nosuch"], code=1, says="no profile file 'nosuch'")

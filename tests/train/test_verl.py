@@ -234,8 +234,44 @@ def test_cli_dry_run_writes_a_launch_veRL_accepts(dr_full: Path, tmp_path: Path)
 def test_cli_refuses_what_verl_would_reject(dr_full: Path, tmp_path: Path) -> None:
     base = ["train", "verl", "--train", str(dr_full), "--eval", str(dr_full), "--out", str(tmp_path), "--dry-run"]
     res = CliRunner().invoke(app, [*base, "--reward", "toolrm"])
-    assert res.exit_code == 1 and "needs --toolrm-scorer" in res.output
+    assert res.exit_code == 2 and "needs --toolrm-scorer" in res.output  # a command-line mistake
     res = CliRunner().invoke(app, [*base, "--gpus", "3"])
     assert res.exit_code == 1 and "do not divide" in res.output
+    res = CliRunner().invoke(app, [*base, "--gpus", "8", "--nodes", "2"])  # README's launch
+    assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, [*base[:3], str(tmp_path / "missing.parquet"), *base[4:]])
-    assert res.exit_code == 1 and "no such file" in res.output
+    assert res.exit_code == 1 and "No such file or directory" in res.output
+
+
+@pytest.mark.parametrize("recipe", ["toolrl-dr", "toolrm"])
+def test_the_batch_check_is_verls_own(dr_full: Path, tmp_path: Path, recipe: str) -> None:
+    """Our refusal of a GPU count equals veRL's: its validate_config, then the actor's even split
+    of each mini-batch's rollouts over the GPUs (engine_workers.py), on every count up to 3 x 16."""
+    _verl_loader()
+    from omegaconf import open_dict
+    from verl.utils.config import validate_config
+
+    from robustcall.core import InputError
+    from robustcall.train._verl import check_launch
+
+    kw: dict[str, Any] = {"recipe": recipe, "toolrm_scorer": "schema" if recipe == "toolrm" else None}
+    cfg = compose_verl(_launch(dr_full, tmp_path, **kw))
+    mini = cfg.actor_rollout_ref.actor.ppo_mini_batch_size * cfg.actor_rollout_ref.rollout.n
+    refused = {True: 0, False: 0}
+    for nodes in (1, 2, 3):
+        for gpus in range(1, 17):
+            with open_dict(cfg):
+                cfg.trainer.n_gpus_per_node, cfg.trainer.nnodes = gpus, nodes
+            try:
+                validate_config(cfg, use_reference_policy=True, use_critic=False)
+                verl_refuses = mini % (gpus * nodes) != 0
+            except (AssertionError, ValueError):
+                verl_refuses = True
+            try:
+                check_launch(_launch(dr_full, tmp_path, gpus_per_node=gpus, nodes=nodes, **kw))
+                we_refuse = False
+            except InputError:
+                we_refuse = True
+            assert we_refuse == verl_refuses, (gpus, nodes)
+            refused[we_refuse] += 1
+    assert refused[True] and refused[False]

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from robustcall.cli._errors import describe
+
 envs = typer.Typer(help="Environments: serve them over AgentGym's environment-server API.", no_args_is_help=True)
 
 
@@ -25,8 +27,6 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 36001,
 ) -> None:
     """Serve ENV over AgentGym's API (/create, /reset, /step, ...) with a PIPE level and / or fault profile."""
-    import uvicorn
-
     from robustcall.core import InputError
     from robustcall.envs import Env, load_env
     from robustcall.faults import FaultyEnv, load_profile
@@ -34,16 +34,16 @@ def serve(
     from robustcall.interop import agentgym_app
 
     if protocol != "agentgym":
-        raise InputError(f"unknown protocol {protocol!r}; known: agentgym")
+        raise typer.BadParameter(f"unknown protocol {protocol!r}; known: agentgym", param_hint="--protocol")
     if level not in MODES:
-        raise InputError(f"unknown level {level!r}; valid: {', '.join(MODES)}")
+        raise typer.BadParameter(f"unknown level {level!r}; valid: {', '.join(MODES)}", param_hint="--level")
     try:
         make_inner = load_env(env, data)
         first = make_inner()
         imap = interface_map(env, first, None) if level != "origin" else None
         profile = load_profile(faults) if faults else None
     except (ValueError, KeyError, OSError) as exc:  # bad environment, map or profile: the user's to fix
-        raise InputError(str(exc).strip("'\"")) from None
+        raise InputError(str(exc.args[0]) if type(exc) is KeyError and exc.args else describe(exc)) from None
     if profile is not None and delta is not None:
         profile = profile.with_delta(delta)
 
@@ -54,6 +54,8 @@ def serve(
         if profile is not None:
             served = FaultyEnv(served, profile)
         return served
+
+    import uvicorn
 
     app = agentgym_app(make_env, first.name, level)
     typer.echo(

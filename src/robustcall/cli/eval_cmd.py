@@ -160,9 +160,13 @@ def _execute(
         raise typer.BadParameter(f"--max-tokens must be settings or gold, got {max_tokens!r}")
     if order not in ORDERS:
         raise typer.BadParameter(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+    try:
+        chosen_types = parse_types(types, bench)
+    except KeyError as exc:
+        raise typer.BadParameter(str(exc.args[0]), param_hint="--types") from None
     stop_after = STOP_AFTER if stop_after is None else stop_after
     digest = bench_digest(bench)
-    items = plan_work(bench, parse_types(types, bench), limit, order=cast("Order", order))
+    items = plan_work(bench, chosen_types, limit, order=cast("Order", order))
     if shard is not None:
         try:
             index, count = parse_shard(shard)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from robustcall.cli._errors import describe
 from robustcall.cli._rewriter import (
     LLMBaseUrlOpt,
     LLMModelOpt,
@@ -26,6 +29,29 @@ SeedOpt = Annotated[int, typer.Option("--seed")]
 ModelOpt = Annotated[
     str, typer.Option("--model", help="HF id, local HF folder, a .gguf file (dequantised), or `tiny` (CPU smoke run).")
 ]
+
+
+def _check_recipe(recipe: str, rewards: list[str] | None, toolrm_scorer: str | None) -> None:
+    """The checks `train grpo` and `train verl` share, before any data is read: a recipe and rewards
+    by name (usage errors, exit 2), and the scorer the toolrm reward needs."""
+    from robustcall.train import RECIPES, REWARDS
+
+    if recipe not in RECIPES:
+        raise typer.BadParameter(f"unknown recipe {recipe!r}; valid: {', '.join(RECIPES)}", param_hint="--recipe")
+    unknown = [r for r in rewards or () if r not in REWARDS]
+    if unknown:
+        raise typer.BadParameter(f"unknown reward {unknown[0]!r}; valid: {', '.join(REWARDS)}", param_hint="--reward")
+    if "toolrm" in (rewards or RECIPES[recipe]["rewards"]) and not toolrm_scorer:
+        raise typer.BadParameter(
+            "the toolrm reward needs --toolrm-scorer (e.g. pooling:<model>@<base_url>)", param_hint="--toolrm-scorer"
+        )
+
+
+def _check_inputs(*paths: Path | None) -> None:
+    """Every input there before anything is read or written (``No such file or directory: PATH``)."""
+    for path in paths:
+        if path is not None and not path.exists():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
 
 
 @train.command("dr-data")
@@ -49,12 +75,13 @@ def dr_data(
     suffix = {"parquet": ".parquet", "jsonl": ".jsonl", "hf": ""}.get(fmt)
     if suffix is None:
         raise typer.BadParameter(f"--format must be parquet, jsonl or hf, got {fmt!r}")
+    _check_inputs(*inputs)
     chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings)
     try:
         with model_errors():
             manifest = build_dr_data(inputs, out, seed, clean_fraction=clean_fraction, suffix=suffix, rewriter=chosen)
-    except (ValueError, OSError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+    except (ValueError, OSError) as exc:  # an unreadable file: the input's fault
+        raise InputError(describe(exc)) from None
     finally:
         close(chosen)
     for name, info in manifest["inputs"].items():
@@ -126,12 +153,12 @@ def grpo(
 
     from pydantic import ValidationError
 
-    from robustcall.train import RECIPES, GrpoSettings, run_grpo
+    from robustcall.train import GrpoSettings, run_grpo
 
-    if recipe not in RECIPES:
-        raise typer.BadParameter(f"--recipe must be one of {', '.join(RECIPES)}, got {recipe!r}")
+    _check_recipe(recipe, reward, toolrm_scorer)
     if vllm_mode not in ("colocate", "server"):
         raise typer.BadParameter("--vllm-mode must be colocate or server")
+    _check_inputs(train_data, eval_data)
     try:
         settings = GrpoSettings.model_validate(
             {
@@ -313,12 +340,11 @@ def verl(
     """GRPO on veRL (Ray, multi-GPU, multi-node) with train grpo's exact reward; writes the launch, runs it."""
     import subprocess
 
-    from robustcall.core import MissingInputError, NotReadyError
+    from robustcall.core import NotReadyError
     from robustcall.train import VerlLaunch, compose_verl, missing_for_launch, verl_script
 
-    for path in (train_data, eval_data):
-        if not path.is_file():
-            raise MissingInputError(f"{path}: no such file")
+    _check_recipe(recipe, reward, toolrm_scorer)
+    _check_inputs(train_data, eval_data)
     launch = VerlLaunch(
         recipe=recipe,
         model=model,

@@ -115,11 +115,17 @@ def check_launch(launch: VerlLaunch) -> None:
     gpus = launch.gpus_per_node * launch.nodes
     if gpus < 1:
         raise InputError("--gpus and --nodes must be at least 1")
-    if (r["mini_batch_size"] * r["num_generations"]) % (r["micro_batch_size"] * gpus):
-        raise InputError(
-            f"{gpus} GPUs do not divide a mini-batch of {r['mini_batch_size']} prompts x {r['num_generations']} "
-            f"rollouts into micro-batches of {r['micro_batch_size']}"
-        )
+    # veRL 0.9's own rules for FSDP without dynamic batch sizes: validate_config (verl/utils/config.py)
+    # wants the rollout batch split evenly over the GPUs (ActorConfig.validate: a mini-batch no larger
+    # than the batch, true of every recipe), and the actor's update (workers/engine_workers.py) each
+    # mini-batch's rollouts. A GPU's share need not be a multiple of the micro-batch: the last
+    # micro-batch is simply smaller.
+    for what, prompts in (("batch", r["train_batch_size"]), ("mini-batch", r["mini_batch_size"])):
+        if (prompts * r["num_generations"]) % gpus:
+            raise InputError(
+                f"{gpus} GPUs do not divide a {what} of {prompts} prompts x {r['num_generations']} rollouts "
+                "evenly (veRL needs every GPU to get the same share)"
+            )
 
 
 def overrides(launch: VerlLaunch) -> list[str]:
