@@ -162,4 +162,4 @@ def test_model_and_base_url_are_one_spelling_for_the_audit_judge(tiny_bench: Pat
     assert server.seen and {s.body["model"] for s in server.seen} == {"m"}
     assert json.loads(out.read_text())["realistic_typos"]["mean"] == 4.0
     build_help = " ".join(runner.invoke(app, ["build", "--help"]).output.split())
-    assert "--llm-model,--model" in build_help and "--llm-base-url,--base-url" in build_help
+    assert "--llm-model, --model" in build_help and "--llm-base-url, --base-url" in build_help

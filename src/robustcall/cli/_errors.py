@@ -23,6 +23,7 @@ import typer
 from typer import _click  # typer's vendored click: its exceptions are what typer raises
 from typer.core import TyperGroup
 
+from robustcall.cli._extras import help_line, missing_extra_message
 from robustcall.core import UserError
 
 EXIT_USER_ERROR = 1
@@ -109,15 +110,54 @@ def _fail(message: str, code: int, hint: str | None = None) -> NoReturn:
     sys.exit(code)
 
 
+def _leaf_path(group: _click.Command, ctx: _click.Context) -> str | None:
+    """``pipe run`` for ``robustcall pipe run ...``: the subcommands named first on the command line."""
+    names: list[str] = []
+    cmd: Any = group
+    for arg in [*ctx._protected_args, *ctx.args]:
+        sub = cmd.get_command(ctx, arg) if hasattr(cmd, "get_command") else None
+        if sub is None:
+            break
+        names.append(arg)
+        cmd = sub
+    return " ".join(names) or None
+
+
+def _plain_help(cmd: Any, path: str = "") -> None:
+    """Every page of help as click writes it (the columns wrap, nothing is ever cut: rich's tables
+    cut option names and defaults to fit 80 columns), and every command that needs an extra ends
+    its help with the line naming it (``_extras``)."""
+    cmd.rich_markup_mode = None
+    for name, sub in getattr(cmd, "commands", {}).items():
+        here = f"{path} {name}".strip()
+        if sub.short_help is None and sub.help:  # the commands' list: their first paragraph, wrapped, never cut
+            sub.short_help = " ".join(sub.help.split("\n\n")[0].split())
+        line = help_line(here)
+        if line and line not in (sub.epilog or ""):
+            sub.epilog = f"{sub.epilog}\n\n{line}" if sub.epilog else line
+        _plain_help(sub, here)
+
+
 class RobustcallGroup(TyperGroup):
-    """The root command group: user errors from any subcommand end in one or two lines."""
+    """The root command group: user errors from any subcommand end in one or two lines; a missing
+    optional extra, wherever its import failed, in one line naming the extra (``_extras``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _plain_help(self)
 
     def invoke(self, ctx: _click.Context) -> Any:
+        path = _leaf_path(self, ctx)
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, _click.exceptions.ClickException):
+        except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:
+            extra = None if debug_requested(ctx) else missing_extra_message(exc, path)
+            if extra is not None:
+                _fail(extra, EXIT_USER_ERROR)
+            if isinstance(exc, _click.exceptions.ClickException):
+                raise
             got = user_message(exc)
             if got is None or debug_requested(ctx):
                 raise

@@ -17,20 +17,14 @@ export_app = typer.Typer(
 )
 
 
-def _need(extra: str, exc: ImportError) -> typer.BadParameter:
-    return typer.BadParameter(f"{exc} (install the `{extra}` extra: pip install 'robustcall[{extra}]')")
-
-
 @export_app.command("inspect")
 def inspect_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (predictions.jsonl; scores.jsonl if scored).")],
     out: Annotated[Path, typer.Option("--out", help="The Inspect log to write (.eval, or .json).")],
 ) -> None:
     """An Inspect AI eval log of a run: one sample per record, with our score and error mode (`inspect view`)."""
-    try:
-        from robustcall.interop import export_inspect
-    except ImportError as exc:
-        raise _need("inspect", exc) from None
+    from robustcall.interop import export_inspect  # the `inspect` extra: the CLI names it when missing
+
     try:
         log = export_inspect(run_dir, out)
     except FileNotFoundError as exc:
@@ -49,10 +43,8 @@ def hf_cmd(
     ] = None,
 ) -> None:
     """A Hugging Face dataset: a config per perturbation type (and `all`), one set of features, a dataset card."""
-    try:
-        from robustcall.interop import export_hf
-    except ImportError as exc:
-        raise _need("hf", exc) from None
+    from robustcall.interop import export_hf  # the `hf` extra: the CLI names it when missing
+
     try:
         rows = export_hf(bench, out, name)
     except FileNotFoundError as exc:

@@ -368,6 +368,10 @@ def verl(
     typer.echo(f"written to {output_dir / 'verl_launch.sh'}")
     if dry_run:
         return
+    from robustcall.cli._extras import extra_for
+
+    if absent := [m for m in missing if extra_for(m)]:  # the `verl` extra not installed: the CLI says which
+        raise ModuleNotFoundError(f"No module named {absent[0]!r}", name=absent[0])
     if missing:
         raise NotReadyError(
             f"cannot start veRL here: {', '.join(missing)} not installed "

@@ -71,6 +71,11 @@ def hub_reachable(endpoint: str, timeout_s: float = 5.0) -> str | None:
 def download_hf_gguf(repo: str, filename: str | None, paths: LocalPaths) -> Path:
     """Fetch a GGUF from a Hugging Face model repo into the cache (``huggingface_hub``, only when the
     Hub is reachable); with no ``filename`` the repo's only ``.gguf`` (or its ``Q4_K_M`` one)."""
+    try:  # first: without the extra, whether the Hub answers does not matter
+        from huggingface_hub import HfApi, hf_hub_download
+        from huggingface_hub.errors import HfHubHTTPError
+    except ImportError:
+        raise ModelSourceError("--hf-repo needs the `hf` extra: pip install 'robustcall[hf]'") from None
     endpoint = os.environ.get("HF_ENDPOINT") or HF_DEFAULT_ENDPOINT
     why = hub_reachable(endpoint)
     if why is not None:
@@ -78,11 +83,6 @@ def download_hf_gguf(repo: str, filename: str | None, paths: LocalPaths) -> Path
             f"the Hugging Face Hub ({endpoint}) is not reachable ({why}): pass a local file with --gguf, "
             "or use the default offline setup"
         )
-    try:
-        from huggingface_hub import HfApi, hf_hub_download
-        from huggingface_hub.errors import HfHubHTTPError
-    except ImportError:
-        raise ModelSourceError("--hf-repo needs the `hf` extra: pip install 'robustcall[hf]'") from None
     try:
         if filename is None:
             ggufs = sorted(f for f in HfApi(endpoint=endpoint).list_repo_files(repo) if f.endswith(".gguf"))
