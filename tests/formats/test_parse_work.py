@@ -34,9 +34,9 @@ def test_work_used_by_the_stalling_shapes_is_a_few_passes(monkeypatch: pytest.Mo
     used: list[float] = []
     real = bounds.charge
 
-    def count(chars: float) -> None:
-        used.append(chars)
-        real(chars)
+    def count(chars: float, reader: str) -> None:
+        used.append(chars * bounds.READERS[reader])
+        real(chars, reader)
 
     for module in ("_pyvalues", "_scan", "_bfcl"):
         monkeypatch.setattr(f"robustcall.formats.{module}.charge", count)

@@ -81,12 +81,7 @@ def _read_list(src: str, ctx: Ctx) -> tuple[list[RawCall], str]:
 
 def token_calls(src: str) -> FastResult | None:
     """``read_calls(src)``, counted against the open parse and recalled within it."""
-    return recall("calls", src, _read_calls)
-
-
-def _read_calls(src: str) -> FastResult | None:
-    charge(len(src))  # the token reader's pass (the parse's work bound: formats/_bounds.py)
-    return read_calls(src)
+    return recall("calls", src, read_calls)  # which charges the parse's work account
 
 
 def _ast_calls(src: str, ctx: Ctx) -> list[RawCall] | None:
@@ -141,7 +136,7 @@ def _colons_to_equals(src: str) -> str | None:
     nothing changes or a string is left open (no Python expression either way)."""
     if "#" not in src and _COLON_ARG.search(src) is None:  # most texts of another format stop here
         return None
-    charge(len(src))
+    charge(len(src), "colons")
     stack: list[str] = []
     fixes: list[int] = []
     prev = before = ""  # the last two tokens ("name" for a name, "str" for a string)

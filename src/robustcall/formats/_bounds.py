@@ -48,6 +48,23 @@ JSON_WORK_DIVISOR = 16
 """A character the JSON decoder reads counts this much less than one ``ast.parse`` reads (it is
 about 50 times faster)."""
 
+READERS: dict[str, float] = {
+    "ast": 1.0,
+    "literal": 1.0,
+    "tokens": 1.0,
+    "colons": 1.0,
+    "json": 1.0 / JSON_WORK_DIVISOR,
+    "scan": 1.0 / JSON_WORK_DIVISOR,
+    "tags": 1.0 / JSON_WORK_DIVISOR,
+}
+"""Every reader that charges the one work account of a parse (:func:`charge`), and what one
+character it reads costs there: ``ast.parse``, the literal reader (:func:`robustcall.formats._fastpy.
+read_literal`), the BFCL token reader, the colon rewrite, the JSON decoder, the bracket scan of
+:func:`robustcall.formats._scan.balanced` and the tag reader's search for a closing tag (a regex pass,
+like the scan, far cheaper than a Python-level token walk). Each reader charges what it reads,
+every time it reads it; ``tests/formats/test_work_account.py`` meters each one independently and
+fails when one reads more than it charges."""
+
 
 class ParseWorkExceeded(Exception):
     """Raised by :func:`charge` once a parse has used up its work (:data:`PARSE_WORK_FACTOR`);
@@ -74,12 +91,13 @@ yields walks the whole heap (a 12,000-call list took 44-56 ms with collections, 
 
 
 class _Account:
-    __slots__ = ("ast_left", "gc_paused", "left", "recent")
+    __slots__ = ("ast_left", "gc_paused", "left", "recent", "spent")
 
     def __init__(self, chars: int) -> None:
         self.left = float(PARSE_WORK_FACTOR * chars + PARSE_WORK_FLOOR)
         self.ast_left = AST_BUDGET
         self.recent: dict[str, list[tuple[str, Any]]] = {}
+        self.spent: dict[str, float] = {}  # characters read, per reader (what the tests meter)
         self.gc_paused = chars >= GC_PAUSE_CHARS and gc.isenabled()  # else paused by the caller, or short
         if self.gc_paused:
             gc.disable()
@@ -92,8 +110,14 @@ def start_work(chars: int) -> _Account | None:
     """Open the work account of a parse of a ``chars``-long text on this thread; returns the
     account it replaces (for :func:`end_work`)."""
     outer: _Account | None = getattr(_work, "account", None)
-    _work.account = _Account(chars)
+    _work.account = _work.last = _Account(chars)
     return outer
+
+
+def last_spent() -> dict[str, float]:
+    """Characters each reader charged in the last parse opened on this thread (for the tests)."""
+    account: _Account | None = getattr(_work, "last", None)
+    return dict(account.spent) if account is not None else {}
 
 
 def end_work(outer: _Account | None) -> None:
@@ -122,11 +146,12 @@ def recall(reader: str, text: str, read: Callable[[str], T]) -> T:
     return value
 
 
-def ast_allowed(chars: int) -> bool:
+def ast_allowed(chars: int, small_free: bool = True) -> bool:
     """Whether the open parse may hand ``ast.parse`` a ``chars``-long span (:data:`AST_BUDGET`);
-    counts it when it may. Outside a parse there is no bound."""
+    counts it when it may. Outside a parse there is no bound. With ``small_free`` false a short
+    span counts too (the JSON reader's fallback, which may try a span per opener)."""
     account: _Account | None = getattr(_work, "account", None)
-    if chars <= AST_SMALL or account is None:
+    if account is None or (chars <= AST_SMALL and small_free):
         return True
     if chars > account.ast_left:
         return False
@@ -134,13 +159,15 @@ def ast_allowed(chars: int) -> bool:
     return True
 
 
-def charge(chars: float) -> None:
-    """Count ``chars`` of reading against this thread's open parse, if any (a reader called
-    outside a parse is not bounded here); raises :class:`ParseWorkExceeded` when none is left."""
+def charge(chars: float, reader: str) -> None:
+    """Count ``chars`` characters read by ``reader`` (one of :data:`READERS`, at its weight) against
+    this thread's open parse, if any (a reader called outside a parse is not bounded here); raises
+    :class:`ParseWorkExceeded` when none is left."""
     account: _Account | None = getattr(_work, "account", None)
     if account is None:
         return
-    account.left -= chars
+    account.spent[reader] = account.spent.get(reader, 0.0) + chars
+    account.left -= chars * READERS[reader]
     if account.left < 0:
         raise ParseWorkExceeded(
             f"unreadable: the answer needs more parsing than {PARSE_WORK_FACTOR} passes over it allow"

@@ -18,12 +18,13 @@ once per argument rather than once per token. Anything else is tokenised (one co
 from __future__ import annotations
 
 import ast
+import bisect
 import keyword
 import re
 from collections.abc import Callable
 from typing import Any
 
-from robustcall.formats._bounds import check_call_count
+from robustcall.formats._bounds import charge, check_call_count
 from robustcall.formats._pyvalues import BareName
 from robustcall.formats._types import RawCall
 
@@ -114,6 +115,7 @@ def read_calls(text: str) -> FastResult | None:
 def read_tokens(text: str) -> FastResult | None:
     """:func:`read_calls` without the flat stage (for a caller that already ran :func:`read_flat`)."""
     toks: list[str] = _TOKENS.findall(text)
+    charge(len(text), "tokens")
     toks.append("")  # sentinel: never a valid token, so running off the end bails
     nxt = iter(toks).__next__
     try:
@@ -162,7 +164,9 @@ def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
     is slower than the regex engine), by :func:`read_flat_re`. Both give the same calls, or
     ``None``, on every text (``tests/formats/test_fastpy_scan.py``)."""
     if _SCAN and text.isascii():
+        charge(len(text), "tokens")
         return _scan_flat(text)
+    charge(3 * len(text), "tokens")  # at most three regex passes
     return read_flat_re(text)
 
 
@@ -569,26 +573,91 @@ def read_literal(text: str) -> tuple[Any] | None:
     list costs ``ast.parse`` about 100 ms); ``None`` to fall back to ``literal`` (anything this
     reader is not sure of: tuples, sets, operators, prefixed or concatenated strings, positional
     call arguments, non-ASCII names...)."""
+    return read_literal_at(text, 0, len(text))[0]
+
+
+_FIRST_CHUNK = 64
+"""Characters tokenized first by :func:`read_literal_at`; each retry reads four times as many."""
+
+
+def read_literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any] | None, int]:
+    """:func:`read_literal` of ``text[start:stop]``, read in place, and where it failed: the index in
+    ``text`` of the token the reading stopped at (``-1`` when it read the span, or declined it
+    before reading). Work proportional to how far the reading gets, not to the span: the span is
+    tokenized in growing chunks (a chunk's tokens are the span's, but for its last one) and read
+    again from a larger chunk only when the reading ran into the end of one. Charges what it
+    tokenizes (the parse's work account)."""
     # Bracketed, so that every line break is inside brackets (outside, Python ends the expression
     # there); no blank that Python does not take for one; no NUL, \r or lone surrogate (ast refuses
     # them or, for \r, ends a string there).
-    if text[:1] not in ("[", "{") or text[-1:] not in ("]", "}") or _ODD_CHARS.search(text) is not None:
-        return None
-    if not _encodable(text):
-        return None
-    toks: list[str] = _TOKENS.findall(text)
-    toks.append("")  # sentinel: never a valid token
-    try:
-        value, i = _literal(toks, 0, 0)
-    except (_Bail, IndexError, ValueError, SyntaxError, RecursionError):
-        return None
-    return (value,) if toks[i] == "" else None
+    if stop - start < 2 or text[start] not in "[{" or text[stop - 1] not in "]}" or _has_odd(text, start, stop):
+        return None, -1
+    chunk = _FIRST_CHUNK
+    while True:
+        end = min(stop, start + chunk)
+        toks: list[str] = _TOKENS.findall(text, start, end)
+        charge(end - start, "literal")
+        toks.append("")  # sentinel: never a valid token
+        try:
+            value, i = _literal(toks, 0, 0)
+            if toks[i] == "":
+                if end == stop:
+                    return (value,), -1
+                i = len(toks) - 1  # read to the chunk's end: read on
+            else:
+                return None, -1  # the value ends before the span does (read no further)
+        except _Bail as exc:
+            i = exc.args[0] if exc.args else -1
+        except IndexError:
+            i = len(toks) - 1
+        except (ValueError, SyntaxError, RecursionError):
+            return None, -1
+        if end < stop and (i < 0 or i >= len(toks) - 2):  # the chunk's last token may be cut short
+            chunk *= 4
+            continue
+        if i < 0:
+            return None, -1
+        return None, _token_start(text, start, end, i)
 
 
-_ODD_CHARS = re.compile(r"[^\S \t\f\n]|\x00")
-"""Blanks the token pattern skips but Python's tokenizer does not (``\v``, ``\r``, U+2028...), and NUL."""
+def _token_start(text: str, start: int, end: int, k: int) -> int:
+    """Where the ``k``-th token of ``text[start:end]`` starts (``end`` for the sentinel)."""
+    for n, m in enumerate(_TOKENS.finditer(text, start, end)):
+        if n == k:
+            return m.start()
+    return end
+
+
+class _OddTable:
+    __slots__ = ("at", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = [m.start() for m in _ODD_OR_SURROGATE.finditer(text)]
+
+
+_ODD_OR_SURROGATE = re.compile(r"[^\S \t\f\n]|\x00|[\ud800-\udfff]")
+"""What :func:`read_literal_at` declines anywhere in a span: blanks the token pattern skips but
+Python's tokenizer does not (``\\v``, ``\\r``, U+2028...), NUL, and lone surrogates (no UTF-8 for
+them: ``ast`` refuses the text)."""
+
+
+_odd_last = _OddTable("")
 _AST_MAX_BRACKETS = 200
 """CPython's tokenizer refuses deeper bracket nesting ("too many nested parentheses")."""
+
+
+def _has_odd(text: str, start: int, stop: int) -> bool:
+    """Whether ``text[start:stop]`` has a character of :data:`_ODD_OR_SURROGATE`: found once per
+    text (the one text remembered), then looked up per span."""
+    global _odd_last
+    table = _odd_last
+    if table.text is not text:
+        table = _OddTable(text)
+        _odd_last = table
+        charge(len(text), "scan")
+    k = bisect.bisect_left(table.at, start)
+    return k < len(table.at) and table.at[k] < stop
 
 
 def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
@@ -597,7 +666,7 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
     t = toks[i]
     c = t[:1]
     if depth >= _AST_MAX_BRACKETS and (c == "[" or c == "{" or toks[i + 1] == "("):
-        raise _Bail
+        raise _Bail(i)
     depth += 1
     if c == "[":
         items: list[Any] = []
@@ -617,17 +686,17 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
             return d, i + 1
         while True:
             if toks[i][:1] == "[" or toks[i][:1] == "{":
-                raise _Bail  # an unhashable key: declined before it is read
+                raise _Bail(i)  # an unhashable key: declined before it is read
             k, i = _literal(toks, i, depth)
             if isinstance(k, list | dict) or toks[i] != ":":
-                raise _Bail  # a call's value is a dict: unhashable too
+                raise _Bail(i)  # a call's value is a dict: unhashable too
             d[k], i = _literal(toks, i + 1, depth)
             i = _after_item(toks, i, "}")
             if i < 0:
                 return d, -i
     if toks[i + 1] == "(":
         if not _plain_name(t):
-            raise _Bail
+            raise _Bail(i)
         i += 2
         if toks[i] == ")":
             return t + "()", i + 1  # ast.unparse of a call without arguments
@@ -635,7 +704,7 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         while True:
             k = toks[i]
             if toks[i + 1] != "=" or "." in k or not _plain_name(k) or k in args:
-                raise _Bail  # positional, ** or a repeated keyword (a SyntaxError to Python)
+                raise _Bail(i)  # positional, ** or a repeated keyword (a SyntaxError to Python)
             args[k], i = _literal(toks, i + 2, depth)
             i = _after_item(toks, i, ")")
             if i < 0:
@@ -644,11 +713,14 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         if t in _CONST:
             return _CONST[t], i + 1
         if not _plain_name(t):
-            raise _Bail
+            raise _Bail(i)
         if "." in t:
             return t, i + 1  # ast.unparse of an attribute chain
         return (BareName(t) if t in _BARE else t), i + 1
-    return _value(t, _no_token), i + 1  # a string or a number: _value reads no further token
+    try:
+        return _value(t, _no_token), i + 1  # a string or a number: _value reads no further token
+    except (_Bail, ValueError, SyntaxError):
+        raise _Bail(i) from None
 
 
 def _no_token() -> str:
@@ -662,18 +734,10 @@ def _after_item(toks: list[str], i: int, close: str) -> int:
     if q == close:
         return -(i + 1)
     if q != ",":
-        raise _Bail
+        raise _Bail(i)
     if toks[i + 1] == close:
         return -(i + 2)
     return i + 1
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _has_keyword(name: str) -> bool:

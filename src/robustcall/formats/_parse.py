@@ -19,6 +19,7 @@ from robustcall.formats._bounds import (
     READ_ERRORS,
     ParseWorkExceeded,
     calls_refusal,
+    charge,
     check_call_count,
     end_work,
     refusal,
@@ -113,6 +114,7 @@ def _parse_tool_calls(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None
         if flat is not None:
             check_call_count(len(flat))
             return ParseResult([ToolCall(name=name, arguments=args) for name, args in flat], "bfcl", [])
+    charge(len(text), "json")  # the canonical readers decode the text's JSON once
     canonical = canonical_calls(text, fmt)
     if canonical is not None:  # tagged JSON lines, a JSON blob or ReAct steps, as render_calls writes them
         check_call_count(len(canonical[0]))

@@ -8,8 +8,8 @@ import re
 from collections.abc import Container
 from typing import Any
 
-from robustcall.formats._bounds import JSON_WORK_DIVISOR, charge, recall
-from robustcall.formats._fastpy import read_literal
+from robustcall.formats._bounds import MAX_NESTING, charge, recall
+from robustcall.formats._fastpy import read_literal, read_literal_at
 from robustcall.formats._pyvalues import literal
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
@@ -41,36 +41,56 @@ def balanced(text: str, start: int) -> int | None:
             return got if got > 0 else None
     if len(table.passes) >= _MAX_PASSES:
         return None
-    ends = _scan_from(text, start, table.strings if not table.passes else None)
+    depths: dict[int, int] = {}
+    charge(len(text) - start, "scan")
+    ends = _scan_from(text, start, table.strings if not table.passes else None, depths)
     table.passes.append(ends)
+    table.depths.append(depths)
     got = ends[start]
     return got if got > 0 else None
+
+
+def span_of(text: str, start: int) -> tuple[int, int, int] | None:
+    """``(end, depth, scan)`` of the balanced span opening at ``text[start]``: its end as
+    :func:`balanced` gives it, how deep brackets nest in it (``[[1], 2]``: 2), and which of the
+    text's scans read it (``0``: the first, which read every bracket after its start outside
+    strings); ``None`` when it does not close."""
+    end = balanced(text, start)
+    if end is None:
+        return None
+    for k, ends in enumerate(_table(text).passes):
+        if ends.get(start, 0) > 0:
+            return end, _table(text).depths[k][start], k
+    return None  # not reached: balanced found it in a scan
 
 
 _MAX_PASSES = 8
 
 
 class _Table:
-    __slots__ = ("closing", "passes", "strings", "text")
+    __slots__ = ("closing", "depths", "passes", "strings", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.passes: list[dict[int, int]] = []
-        self.closing: list[int] | None = None  # the first pass's openers whose span closes, ascending
+        self.depths: list[dict[int, int]] = []  # per scan: each closed span's nesting depth
+        self.closing: list[int] | None = None  # the first pass's openers that close within the depth
         self.strings: list[int] = []  # where the first pass's strings start, ascending
 
 
-def next_opener_that_may_close(text: str, j: int) -> int:
-    """Where to look for the next opener after ``j``, an opener whose span does not close, such that
-    every opener skipped does not close either (as :func:`balanced` says): when one scan has been
-    made, the next opener that scan saw close, or the next string it stepped over (openers inside it
-    need their own scan), whichever comes first; else ``j + 1``. Lets the callers that try every
-    opener skip a run of ten thousand unclosed ones in one step."""
+def next_opener_to_decode(text: str, j: int) -> int:
+    """Where to look for the next opener after ``j``, an opener whose span does not close or nests
+    deeper than :data:`MAX_NESTING` levels, such that every opener skipped is one of those too (as
+    :func:`span_of` says): when one scan has been made, the next opener that scan saw close within
+    the depth, or the next string it stepped over (openers inside it need their own scan),
+    whichever comes first; else ``j + 1``. Lets :func:`json_values` skip a run of ten thousand such
+    openers in one step."""
     table = _table(text)
-    if len(table.passes) != 1 or table.passes[0].get(j) != -1:
+    if len(table.passes) != 1 or j not in table.passes[0]:
         return j + 1
     if table.closing is None:
-        table.closing = sorted(k for k, end in table.passes[0].items() if end > 0)
+        depths = table.depths[0]
+        table.closing = sorted(k for k, end in table.passes[0].items() if end > 0 and depths[k] <= MAX_NESTING)
     nxt = len(text)
     for starts in (table.closing, table.strings):  # the first after j of each, found without a copy
         k = bisect.bisect_right(starts, j)
@@ -101,13 +121,17 @@ it unclosed, an apostrophe in prose, or to the end of the text; a backslash esca
 follows it) or a bracket. Everything else is stepped over by the regex engine."""
 
 
-def _scan_from(text: str, start: int, strings: list[int] | None = None) -> dict[int, int]:
+def _scan_from(
+    text: str, start: int, strings: list[int] | None = None, depths: dict[int, int] | None = None
+) -> dict[int, int]:
     """Scanning from ``start``: every opener reached outside a string -> the end of its span, or
     ``-1`` where a scan from it returns ``None`` (a mismatched closer or the end of the text).
-    Where each string it steps over starts is appended to ``strings``, when given."""
+    Where each string it steps over starts is appended to ``strings``, and each closed span's
+    nesting depth is put in ``depths``, when given."""
     ends: dict[int, int] = {}
     stack: list[int] = []
     want: list[str] = []
+    inner: list[int] = []  # per open span: the deepest span closed inside it so far
     for m in _SPANS.finditer(text, start):
         i = m.start()
         c = text[i]
@@ -118,15 +142,23 @@ def _scan_from(text: str, start: int, strings: list[int] | None = None) -> dict[
         if c in _CLOSE:
             stack.append(i)
             want.append(_CLOSE[c])
+            inner.append(0)
         elif stack:  # a closer
             if c != want[-1]:  # every open span fails here
                 for j in stack:
                     ends[j] = -1
                 stack.clear()
                 want.clear()
+                inner.clear()
             else:
-                ends[stack.pop()] = i + 1
+                j = stack.pop()
+                ends[j] = i + 1
                 want.pop()
+                d = inner.pop() + 1
+                if depths is not None:
+                    depths[j] = d
+                if inner and inner[-1] < d:
+                    inner[-1] = d
     for j in stack:
         ends[j] = -1
     return ends
@@ -178,49 +210,137 @@ def decode_object(text: str, start: int) -> tuple[Any, int] | None:
     stop = balanced(text, start) if len(text) > _DECODE_DIRECT else -1
     if stop is None:
         return None
-    try:
-        value, end = _DECODER.raw_decode(text, start)
-        charge((end - start) / JSON_WORK_DIVISOR)
-        return value, end
-    except json.JSONDecodeError as exc:
-        charge((exc.pos - start) / JSON_WORK_DIVISOR)
-    except RecursionError:  # about a thousand levels read
-        charge((len(text) - start) / JSON_WORK_DIVISOR)
+    got = _json_at(text, start)
+    if got[0] is not None:
+        return got[0]
     if stop == -1:
         stop = balanced(text, start)
         if stop is None:
             return None
-    ok, value = python_literal(text[start:stop])
-    if not ok:
-        return None
-    return value, stop
+    return _literal_at(text, start, stop)[0]
+
+
+def _json_at(text: str, start: int) -> tuple[tuple[Any, int] | None, int]:
+    """The JSON value at ``text[start]`` and its end, or ``None`` and where the decoder failed
+    (``-1``: not known)."""
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+        charge(end - start, "json")
+        return (value, end), -1
+    except json.JSONDecodeError as exc:
+        charge(exc.pos - start, "json")
+        return None, exc.pos
+    except RecursionError:  # about a thousand levels read
+        charge(len(text) - start, "json")
+        return None, -1
+
+
+def _literal_at(text: str, start: int, stop: int, small_free: bool = True) -> tuple[tuple[Any, int] | None, int]:
+    """The Python literal ``text[start:stop]`` is and ``stop`` (:func:`python_literal`, read in
+    place by the literal reader), or ``None`` and where the literal reader failed (``-1``: not
+    known, or read by ``ast``). ``small_free``: as :func:`robustcall.formats._bounds.ast_allowed`."""
+    fast, at = read_literal_at(text, start, stop)
+    if fast is not None:
+        return (fast[0], stop), -1
+    ok, value = literal(text[start:stop], small_free)
+    return ((value, stop) if ok else None), at
+
+
+class _Failures:
+    """Where decoding failed, per decoder, in one :func:`json_values` call: lets it skip the decoder
+    for every later span the failed reading was inside of (the literal reader's, not ``ast``'s,
+    which reads more than it: ``{{}}`` is a set; ``ast`` is bounded by its budget instead).
+
+    Both the JSON decoder and the literal reader read a value left to right without going back, the
+    same way whatever encloses it (within :data:`MAX_NESTING` levels: the literal reader's own
+    limit is twice that). A reading from opener ``j`` that failed at ``p`` read every opener between
+    them as a value; those whose span encloses ``p`` were being read when it failed, and a reading
+    from one of them fails at ``p`` again. The first scan of the text (:func:`span_of`) reads the
+    brackets between ``j`` and ``p`` as both decoders did (its strings are theirs there, or a
+    decoder would have failed at one), so both ``j`` and the later opener must come from it. With
+    that, each opener of ``'{{{{...}}}}`` (or of a text whose values fail far inside) is read
+    once in all, not once per opener that encloses it."""
+
+    __slots__ = ("json", "literal")
+
+    def __init__(self) -> None:
+        self.json: list[int] = []
+        self.literal: list[int] = []
+
+    @staticmethod
+    def add(points: list[int], p: int) -> None:
+        if p >= 0:
+            bisect.insort(points, p)
+
+    @staticmethod
+    def inside(points: list[int], start: int, end: int) -> bool:
+        """Whether a failure point lies inside the span ``[start, end)`` (after its opener)."""
+        k = bisect.bisect_right(points, start)
+        return k < len(points) and points[k] < end
+
+
+def _decode_span(text: str, j: int, end: int, fails: _Failures | None) -> tuple[Any, int] | None:
+    """:func:`decode_object` of the span ``[j, end)`` of a long text, skipping what ``fails`` says
+    fails again (``None``: the span is not from the text's first scan, so nothing is skipped or
+    recorded)."""
+    if fails is None or not _Failures.inside(fails.json, j, end):
+        got, at = _json_at(text, j)
+        if got is not None:
+            return got
+        if fails is not None:
+            _Failures.add(fails.json, at)
+    if fails is not None and _Failures.inside(fails.literal, j, end):  # ast may read what it declines
+        ok, value = literal(text[j:end], False)
+        return (value, end) if ok else None
+    got, at = _literal_at(text, j, end, small_free=False)
+    if got is None and fails is not None:
+        _Failures.add(fails.literal, at)
+    return got
 
 
 def json_values(text: str, skip: Container[int] = (), start: int = 0) -> list[Any]:
     """Top-level JSON objects / arrays embedded in ``text``, left to right; a value that starts at
     an index in ``skip`` is stepped over (not returned, and nothing inside it either). With
     ``start``, those of ``text[start:]``, read in place (a scan only ever reads forward, so each
-    bracket's span is the same in the suffix and in the whole text)."""
+    bracket's span is the same in the suffix and in the whole text).
+
+    In a text longer than :data:`_DECODE_DIRECT`, a span nested deeper than :data:`MAX_NESTING`
+    levels is not decoded (the spans inside it are: the text's own depth bound, which a quote
+    before the brackets hides from the text's scan, holds for values too), and a decoder is not
+    run where it is known to fail again (:class:`_Failures`): linear in the text."""
     out: list[Any] = []
     i = start
-    long = len(text) - start > _DECODE_DIRECT
+    if len(text) - start <= _DECODE_DIRECT:
+        while True:
+            m = _OPEN.search(text, i)
+            if m is None:
+                return out
+            j = m.start()
+            got = decode_object(text, j)
+            if got is None:
+                i = j + 1
+                continue
+            if j not in skip:
+                out.append(got[0])
+            i = got[1]
+    fails = _Failures()
     while True:
         m = _OPEN.search(text, i)
         if m is None:
-            break
+            return out
         j = m.start()
-        if long and balanced(text, j) is None:  # the common failure, without decode_object's call
-            i = next_opener_that_may_close(text, j)
+        span = span_of(text, j)
+        if span is None or span[1] > MAX_NESTING:  # the common failure, without a decoder's call
+            i = next_opener_to_decode(text, j)
             continue
-        got = decode_object(text, j)
+        end, _, scan = span
+        got = _decode_span(text, j, end, fails if scan == 0 else None)
         if got is None:
             i = j + 1
             continue
-        value, end = got
         if j not in skip:
-            out.append(value)
-        i = end
-    return out
+            out.append(got[0])
+        i = got[1]
 
 
 _OPEN = re.compile(r"[\[{]")
@@ -229,7 +349,7 @@ _OPEN = re.compile(r"[\[{]")
 def loads_lenient(text: str) -> tuple[bool, Any]:
     """``text`` as JSON, else as a Python literal; ``(False, None)`` when it is neither."""
     s = text.strip()
-    charge(len(s) / JSON_WORK_DIVISOR)
+    charge(len(s), "json")
     try:
         return True, json.loads(s)
     except (json.JSONDecodeError, RecursionError):
@@ -242,5 +362,4 @@ def python_literal(text: str) -> tuple[bool, Any]:
     fast = recall("literal", text, read_literal)
     if fast is None:
         return literal(text)
-    charge(len(text))  # what literal's parse counts: the same work verdict either way
     return True, fast[0]

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from robustcall.formats._bfcl import bfcl_calls
+from robustcall.formats._bounds import charge
 from robustcall.formats._jsonblob import NAME_KEYS, PARAM_KEYS, arguments_of, calls_from_value
 from robustcall.formats._scan import balanced, decode_object, json_values, loads_lenient
 from robustcall.formats._types import Ctx, RawCall
@@ -24,6 +25,7 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
     closes: dict[str, Any] = {}  # tag -> the first closing tag at or after the last search (None: none)
     while True:
         m = _OPEN.search(text, pos)
+        charge((m.end() if m is not None else len(text)) - pos, "tags")
         if m is None:
             return out
         tag = m.group(1).lower()
@@ -39,8 +41,10 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
             cm = closes.get(key, False)
             if cm is not None and (cm is False or cm.start() < after):  # else: still the first one after
                 cm = re.compile(rf"</{re.escape(key)}\s*>", re.I).search(text, after)
+                charge((cm.end() if cm is not None else len(text)) - after, "tags")
                 closes[key] = cm  # None: no closing tag anywhere further on, for later tags either
             nxt = _OPEN.search(text, after)
+            charge((nxt.end() if nxt is not None else len(text)) - after, "tags")
             stop = cm.start() if cm else len(text)
             if nxt is not None and nxt.start() < stop:
                 stop = nxt.start()
