@@ -107,6 +107,60 @@ or that make the readers do the most work per character, as functions of a lengt
 PATHOLOGICAL_SIZES = (300, 3_000, 30_000, 99_000)
 
 
+def _nest(kinds: str, depth: int, fill: str = "", close: bool = True) -> str:
+    """``depth`` openers cycling through ``kinds``, ``fill``, then their closers (when ``close``)."""
+    opens = "".join(kinds[i % len(kinds)] for i in range(depth))
+    closes = "".join({"(": ")", "[": "]", "{": "}"}[c] for c in reversed(opens)) if close else ""
+    return opens + fill + closes
+
+
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "quote_braces": lambda k: "'" + _nest("{", k // 2),
+    "dquote_braces": lambda k: '"' + _nest("{", k // 2),
+    "dquote_brackets": lambda k: '"' + _nest("[", k // 2),
+    "quote_parens": lambda k: "'" + _nest("(", k // 2),
+    "kwarg_braces": lambda k: "It's f(k=" + _nest("{", k // 2 - 6) + ")",
+    "kwarg_brackets": lambda k: "It's f(k=" + _nest("[", k // 2 - 6) + ")",
+    "quote_every_kind": lambda k: "'" + _nest("([{", k // 2),
+    "quote_every_kind_open": lambda k: "'" + _nest("{[(", k - 1, close=False),
+    "digits": lambda k: "7" * k,
+    "digits_in_call": lambda k: "[f(a=" + "7" * (k - 8) + ")]",
+    "bracket_runs": lambda k: "'" + ("[" * 3_000 + "]" * 3_000 + "{" * 3_000 + "}" * 3_000 + "(" * 3_000 + ")" * 3_000)
+    * (k // 18_000 + 1),
+    "value_deep_inside": lambda k: "'" + _nest("[", k // 4, '{"name": "f", "arguments": {"a": 1}}'),
+    "failure_deep_inside": lambda k: "'" + "[1, " * (k // 5) + "x+" + "]" * (k // 5),
+    "nested_colons": lambda k: "'" + "{a: " * (k // 5) + "}" * (k // 5),
+    "nested_hashes": lambda k: "'" + "[# " * (k // 4) + "]" * (k // 4),
+    "nested_escapes": lambda k: "'" + '["\\' * (k // 5) + "]" * (k // 5),
+    "nested_kwargs": lambda k: "'" + "f(a=" * (k // 5) + ")" * (k // 5),
+    "nested_strings": lambda k: "'" + "{'a': [\"" * (k // 10) + "]}" * (k // 10),
+    "name_subscripts": lambda k: "'" + "[x " * (k // 4) + "]" * (k // 4),
+    "subscript_chains": lambda k: ("[x " * 99 + "]" * 99) * (k // 396),
+    "dict_chains": lambda k: ("{'a': " * 99 + "1" + "}" * 99 + " x ") * (k // 700),
+    "fenced_nesting": lambda k: "```json\n'" + _nest("{", k // 2 - 10) + "\n```",
+    "tagged_nesting": lambda k: "<tool_call>'" + _nest("[", k // 2 - 14) + "</tool_call>",
+    "tag_attr_nesting": lambda k: "<tool name='f' parameters=" + _nest("{", k // 2 - 20) + "/>",
+    "react_nesting": lambda k: "Action: f\nAction Input: '" + _nest("{", k // 2 - 20),
+}
+"""Shapes of issue 34 and its family: an opened, never closed quote (which hides the brackets after
+it from the depth bound's scan) before deep nestings of every bracket kind, with colons, hashes,
+escapes, digits, keyword arguments and strings inside, inside a code fence, a tag or a ReAct step;
+values and failures far inside; chains of spans that each fail for a reason of their own. As
+functions of a length (1 KB, 10 KB and 99 KB in the tests and the benchmark)."""
+ADVERSARIAL_SIZES = (1_000, 10_000, 99_000)
+
+PATHOLOGICAL.update(ADVERSARIAL)
+
+
+def adversarial(rng: random.Random) -> str:
+    """One of :data:`ADVERSARIAL` at one of :data:`ADVERSARIAL_SIZES`, now and then between fragments
+    of another format (at most 99,900 characters)."""
+    text = ADVERSARIAL[rng.choice(sorted(ADVERSARIAL))](rng.choice(ADVERSARIAL_SIZES))
+    if rng.random() < 0.3:
+        text = rng.choice(_FRAGMENTS) + text + rng.choice(_FRAGMENTS)
+    return text[:99_900]
+
+
 def pathological(rng: random.Random) -> str:
     """One of :data:`PATHOLOGICAL` at one of :data:`PATHOLOGICAL_SIZES`, now and then between
     fragments of another format (at most 100 KB: longer texts are refused unread)."""
@@ -118,9 +172,11 @@ def pathological(rng: random.Random) -> str:
 
 def one_input(rng: random.Random) -> str:
     """One generated answer (mostly under 2 KB; now and then a big number, deep nesting, a repeat,
-    or, one in a hundred, a pathological shape of up to 100 KB)."""
+    or, one in a hundred each, a pathological or an adversarial shape of up to 100 KB)."""
     if rng.random() < 0.01:
         return pathological(rng)
+    if rng.random() < 0.01:
+        return adversarial(rng)
     kind = rng.random()
     if kind < 0.04:
         return _nested(rng)

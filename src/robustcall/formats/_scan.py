@@ -284,11 +284,14 @@ def _decode_span(text: str, j: int, end: int, fails: _Failures | None) -> tuple[
     fails again (``None``: the span is not from the text's first scan, so nothing is skipped or
     recorded)."""
     if fails is None or not _Failures.inside(fails.json, j, end):
-        got, at = _json_at(text, j)
+        # decoded from a copy of the span: a failure's JSONDecodeError counts the lines before it
+        # from the start of what it was handed (every opener of a long text: quadratic). Within
+        # the span, the decoder's strings are the scan's, so it ends (or fails) there either way.
+        got, at = _json_at(text[j:end], 0)
         if got is not None:
-            return got
-        if fails is not None:
-            _Failures.add(fails.json, at)
+            return got[0], j + got[1]
+        if fails is not None and at >= 0:
+            _Failures.add(fails.json, j + at)
     if fails is not None and _Failures.inside(fails.literal, j, end):  # ast may read what it declines
         ok, value = literal(text[j:end], False)
         return (value, end) if ok else None
