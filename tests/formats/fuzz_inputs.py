@@ -125,8 +125,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "quote_every_kind_open": lambda k: "'" + _nest("{[(", k - 1, close=False),
     "digits": lambda k: "7" * k,
     "digits_in_call": lambda k: "[f(a=" + "7" * (k - 8) + ")]",
-    "bracket_runs": lambda k: "'" + ("[" * 3_000 + "]" * 3_000 + "{" * 3_000 + "}" * 3_000 + "(" * 3_000 + ")" * 3_000)
-    * (k // 18_000 + 1),
+    "bracket_runs": lambda k: (
+        "'" + ("[" * 3_000 + "]" * 3_000 + "{" * 3_000 + "}" * 3_000 + "(" * 3_000 + ")" * 3_000) * (k // 18_000 + 1)
+    )[:k],
     "value_deep_inside": lambda k: "'" + _nest("[", k // 4, '{"name": "f", "arguments": {"a": 1}}'),
     "failure_deep_inside": lambda k: "'" + "[1, " * (k // 5) + "x+" + "]" * (k // 5),
     "nested_colons": lambda k: "'" + "{a: " * (k // 5) + "}" * (k // 5),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import re
 
-from robustcall.formats._bounds import charge, check_call_count, recall
+from robustcall.formats._bounds import MAX_NESTING, charge, check_call_count, recall
 from robustcall.formats._fastpy import FastResult, read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
-from robustcall.formats._scan import balanced
+from robustcall.formats._scan import span_of
 from robustcall.formats._types import Ctx, RawCall
 
 _EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
@@ -51,9 +51,10 @@ def bfcl_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     if calls or (variant and wrapped == s):  # a well-formed "[]" says "no call": nothing more to try
         return calls, variant if s.startswith("[") else "bfcl_unbracketed"
     for m in _EMBEDDED_LIST.finditer(text):
-        end = balanced(text, m.start())
-        if end is None:
+        span = span_of(text, m.start())
+        if span is None or span[1] > MAX_NESTING:  # deeper spans are no call list the readers take
             continue
+        end = span[0]
         calls, variant = _read_list(text[m.start() : end], ctx)
         if calls:
             return calls, variant
@@ -181,7 +182,8 @@ def python_calls(text: str, ctx: Ctx) -> list[RawCall]:
         if ctx.tools and name not in ctx.tools:
             pos = m.end()
             continue
-        end = balanced(text, m.end() - 1)
+        span = span_of(text, m.end() - 1)
+        end = span[0] if span is not None and span[1] <= MAX_NESTING else None  # ast reads 200 levels
         node = parse_expr(text[m.start() : end]) if end is not None else None
         if not isinstance(node, ast.Call):
             pos = m.end()

@@ -72,14 +72,13 @@ class ParseWorkExceeded(Exception):
 
 
 AST_BUDGET = 30_000
-"""Characters one parse may hand ``ast.parse`` in spans longer than :data:`AST_SMALL`, in all. Past
-it a long span is taken for no expression (as a syntax error would be): ``ast.parse`` costs up to
-about 1 µs a character on dense code here (12,000 calls in 99 KB: 108 ms), so this keeps a parse
-within about 50 ms of CPU whatever the text. The fast readers (the flat and token BFCL readers,
-the literal reader, the JSON decoder) read long texts without ``ast``; answers are about 4 KB
-(Table 15: 1,024 output tokens), far below the bound."""
-AST_SMALL = 1_000
-"""Spans this short are always parsed (a bare call, an argument string): the work bound covers them."""
+"""Characters one parse may hand ``ast.parse``, in all. Past it a span is taken for no expression
+(as a syntax error would be): ``ast.parse`` costs up to about 1 µs a character on dense code here
+(12,000 calls in 99 KB: 108 ms), so this keeps a parse within about 50 ms of CPU whatever the text.
+Short spans count too: a hundred nested calls of a few hundred characters each, repeated along a
+text, handed ``ast`` a hundred times the text (issue 34). The fast readers (the flat and token BFCL
+readers, the literal reader, the JSON decoder) read long texts without ``ast``; answers are about
+4 KB (Table 15: 1,024 output tokens), far below the bound."""
 _MEMO = 2
 """Recent readings kept per reader within one parse (:func:`recall`)."""
 
@@ -146,12 +145,11 @@ def recall(reader: str, text: str, read: Callable[[str], T]) -> T:
     return value
 
 
-def ast_allowed(chars: int, small_free: bool = True) -> bool:
+def ast_allowed(chars: int) -> bool:
     """Whether the open parse may hand ``ast.parse`` a ``chars``-long span (:data:`AST_BUDGET`);
-    counts it when it may. Outside a parse there is no bound. With ``small_free`` false a short
-    span counts too (the JSON reader's fallback, which may try a span per opener)."""
+    counts it when it may. Outside a parse there is no bound."""
     account: _Account | None = getattr(_work, "account", None)
-    if account is None or (chars <= AST_SMALL and small_free):
+    if account is None:
         return True
     if chars > account.ast_left:
         return False

@@ -576,7 +576,7 @@ def read_literal(text: str) -> tuple[Any] | None:
     return read_literal_at(text, 0, len(text))[0]
 
 
-_FIRST_CHUNK = 64
+_FIRST_CHUNK = 16
 """Characters tokenized first by :func:`read_literal_at`; each retry reads four times as many."""
 
 

@@ -266,22 +266,15 @@ def call_of(node: ast.Call, ctx: Ctx) -> RawCall:
     return RawCall(name, args, positional)
 
 
-def parse_expr(text: str, small_free: bool = True) -> ast.expr | None:
+def parse_expr(text: str) -> ast.expr | None:
     """``text`` as one Python expression, ``None`` when it is not one, or when it is long and the
     parse's ``ast`` budget is spent (:data:`robustcall.formats._bounds.AST_BUDGET`). Within one parse
-    a text handed again lately is not parsed again (:func:`~robustcall.formats._bounds.recall`).
-    With ``small_free`` false a short text counts against the budget too (the JSON reader's fallback)."""
-    if not small_free:  # a short span counts against the ast budget too (ast_allowed)
-        return recall("ast_counted", text, _parse_counted)
+    a text handed again lately is not parsed again (:func:`~robustcall.formats._bounds.recall`)."""
     return recall("ast", text, _parse_expr)
 
 
-def _parse_counted(text: str) -> ast.expr | None:
-    return _parse_expr(text, False)
-
-
-def _parse_expr(text: str, small_free: bool = True) -> ast.expr | None:
-    if not ast_allowed(len(text), small_free):
+def _parse_expr(text: str) -> ast.expr | None:
+    if not ast_allowed(len(text)):
         return None
     charge(len(text), "ast")  # the parse's work bound (formats/_bounds.py)
     try:
@@ -290,10 +283,9 @@ def _parse_expr(text: str, small_free: bool = True) -> ast.expr | None:
         return None
 
 
-def literal(text: str, small_free: bool = True) -> tuple[bool, Any]:
-    """``(True, value)`` when ``text`` is one Python literal expression, else ``(False, None)``
-    (``small_free``: as :func:`parse_expr`)."""
-    node = parse_expr(text, small_free)
+def literal(text: str) -> tuple[bool, Any]:
+    """``(True, value)`` when ``text`` is one Python literal expression, else ``(False, None)``."""
+    node = parse_expr(text)
     if node is None:
         return False, None
     try:

@@ -235,14 +235,14 @@ def _json_at(text: str, start: int) -> tuple[tuple[Any, int] | None, int]:
         return None, -1
 
 
-def _literal_at(text: str, start: int, stop: int, small_free: bool = True) -> tuple[tuple[Any, int] | None, int]:
+def _literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any, int] | None, int]:
     """The Python literal ``text[start:stop]`` is and ``stop`` (:func:`python_literal`, read in
     place by the literal reader), or ``None`` and where the literal reader failed (``-1``: not
-    known, or read by ``ast``). ``small_free``: as :func:`robustcall.formats._bounds.ast_allowed`."""
+    known, or read by ``ast``)."""
     fast, at = read_literal_at(text, start, stop)
     if fast is not None:
         return (fast[0], stop), -1
-    ok, value = literal(text[start:stop], small_free)
+    ok, value = literal(text[start:stop])
     return ((value, stop) if ok else None), at
 
 
@@ -293,9 +293,9 @@ def _decode_span(text: str, j: int, end: int, fails: _Failures | None) -> tuple[
         if fails is not None and at >= 0:
             _Failures.add(fails.json, j + at)
     if fails is not None and _Failures.inside(fails.literal, j, end):  # ast may read what it declines
-        ok, value = literal(text[j:end], False)
+        ok, value = literal(text[j:end])
         return (value, end) if ok else None
-    got, at = _literal_at(text, j, end, small_free=False)
+    got, at = _literal_at(text, j, end)
     if got is None and fails is not None:
         _Failures.add(fails.literal, at)
     return got
