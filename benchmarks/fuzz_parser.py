@@ -5,7 +5,10 @@ CI fuzz test (tests/formats/test_fuzz.py: 20,000 inputs, seed 22) does. Counts e
 ``os.system`` / ``popen`` / pickle payload would create), and prints the slowest inputs.
 
 First, the shapes table: every pathological shape (``fuzz_inputs.PATHOLOGICAL``: the ones that
-stalled or slowed a reader) at 99 KB, parsed and scored in every output format; each cell is the
+stalled or slowed a reader, the adversarial ones of issue 34 among them) at 99 KB, parsed and scored
+in every output format, then the adversarial shapes (``fuzz_inputs.ADVERSARIAL``: an open quote
+before deep nestings of every bracket kind, with colons, hashes, escapes, digits, keyword
+arguments, fences and tags) at 1 KB, 10 KB and 99 KB, the worst format's time; each cell is the
 least CPU time of ``--repeat`` tries (load from other work only slows a try down), and a shape over
 the limit in any format is listed. One in a hundred fuzz inputs is such a shape too (300 B to 99 KB,
 sometimes between fragments of another format).
@@ -33,7 +36,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
 
-from fuzz_inputs import CANARY_FILE, PATHOLOGICAL, Canary, check, fuzz_sample, one_input
+from fuzz_inputs import (
+    ADVERSARIAL,
+    ADVERSARIAL_SIZES,
+    CANARY_FILE,
+    PATHOLOGICAL,
+    Canary,
+    check,
+    fuzz_sample,
+    one_input,
+)
 
 from robustcall.score import SampleScorer
 
@@ -93,6 +105,26 @@ def shapes_table(repeat: int, limit_s: float) -> list[str]:
     return over
 
 
+def adversarial_table(repeat: int, limit_s: float) -> list[str]:
+    """Print each adversarial shape's worst CPU ms over the output formats at 1 KB, 10 KB and 99 KB;
+    returns the shapes over the limit at some size."""
+    warnings.simplefilter("ignore")
+    scorers = {fmt: SampleScorer(fuzz_sample(fmt)) for fmt in FORMATS}
+    sizes = "".join(f"{size // 1000:>8d} KB" for size in ADVERSARIAL_SIZES)
+    print(f"{'adversarial shape':24s}{sizes}   CPU ms, worst format, least of {repeat}")
+    over: list[str] = []
+    for name in sorted(ADVERSARIAL):
+        cells = []
+        for size in ADVERSARIAL_SIZES:
+            text = ADVERSARIAL[name](size)
+            cells.append(max(min(check(text, fmt, scorers) for _ in range(repeat)) for fmt in FORMATS))
+        flag = "   over" if max(cells) > limit_s else ""
+        if flag:
+            over.append(name)
+        print(f"{name:24s}" + "".join(f"{1e3 * c:11.1f}" for c in cells) + flag, flush=True)
+    return over
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=1_000_000)
@@ -107,6 +139,9 @@ def main() -> None:
     CANARY_FILE.unlink(missing_ok=True)
     over = shapes_table(a.repeat, limit_s)
     print(f"shapes over {a.limit_ms:g} ms in some format: {len(over)} of {len(PATHOLOGICAL)} {over}")
+    adv_over = adversarial_table(a.repeat, limit_s)
+    print(f"adversarial shapes over {a.limit_ms:g} ms at some size: {len(adv_over)} of {len(ADVERSARIAL)} {adv_over}")
+    over += adv_over
     if a.shapes_only:
         sys.exit(1 if over else 0)
     jobs = [(a.seed, start, min(a.chunk, a.n - start), limit_s) for start in range(0, a.n, a.chunk)]

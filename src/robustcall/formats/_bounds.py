@@ -157,6 +157,13 @@ def ast_allowed(chars: int) -> bool:
     return True
 
 
+def ast_may(chars: int) -> bool:
+    """Whether :func:`ast_allowed` would allow ``chars`` now (nothing counted): lets a caller skip
+    copying out a span that ``ast`` would not be handed."""
+    account: _Account | None = getattr(_work, "account", None)
+    return account is None or chars <= account.ast_left
+
+
 def charge(chars: float, reader: str) -> None:
     """Count ``chars`` characters read by ``reader`` (one of :data:`READERS`, at its weight) against
     this thread's open parse, if any (a reader called outside a parse is not bounded here); raises

@@ -8,7 +8,7 @@ import re
 from collections.abc import Container
 from typing import Any
 
-from robustcall.formats._bounds import MAX_NESTING, charge, recall
+from robustcall.formats._bounds import MAX_NESTING, ast_may, charge, recall
 from robustcall.formats._fastpy import read_literal, read_literal_at
 from robustcall.formats._pyvalues import literal
 
@@ -242,6 +242,8 @@ def _literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any, int] | Non
     fast, at = read_literal_at(text, start, stop)
     if fast is not None:
         return (fast[0], stop), -1
+    if not ast_may(stop - start):  # the ast budget is spent: no copy for it
+        return None, at
     ok, value = literal(text[start:stop])
     return ((value, stop) if ok else None), at
 
@@ -293,6 +295,8 @@ def _decode_span(text: str, j: int, end: int, fails: _Failures | None) -> tuple[
         if fails is not None and at >= 0:
             _Failures.add(fails.json, j + at)
     if fails is not None and _Failures.inside(fails.literal, j, end):  # ast may read what it declines
+        if not ast_may(end - j):
+            return None
         ok, value = literal(text[j:end])
         return (value, end) if ok else None
     got, at = _literal_at(text, j, end)
