@@ -149,8 +149,9 @@ def test_repeated_openers_parse_in_linear_time() -> None:
     assert time.perf_counter() - t0 < 10.0
 
 
-def test_long_answers_are_parsed_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """While a long answer is being parsed, the event loop keeps serving the run's other tasks."""
+@pytest.mark.parametrize("long", [False, True])
+def test_answers_are_parsed_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, long: bool) -> None:
+    """While an answer, short or long, is being parsed, the event loop keeps serving the run's other tasks."""
     import robustcall.run._answer as answer_mod
 
     ticked, started = threading.Event(), threading.Event()
@@ -158,13 +159,12 @@ def test_long_answers_are_parsed_off_the_event_loop(tmp_path: Path, monkeypatch:
     real = answer_mod.read_calls
 
     def slow_read(response: Any, *rest: Any) -> Any:
-        if len(response.text) > answer_mod.OFF_LOOP_CHARS:
-            started.set()
-            seen.append(ticked.wait(10))  # only set if the loop runs meanwhile
+        started.set()
+        seen.append(ticked.wait(10))  # only set if the loop runs meanwhile
         return real(response, *rest)
 
     monkeypatch.setattr(answer_mod, "read_calls", slow_read)
-    long_text = "[f(a=1)]" + " " * 50_000
+    long_text = "[f(a=1)]" + " " * (50_000 if long else 10)
 
     async def reply(body: dict[str, Any]) -> dict[str, Any]:
         return _text_reply(long_text)

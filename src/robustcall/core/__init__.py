@@ -114,6 +114,7 @@ from robustcall.core._taxonomy import (
     fault_type,
     type_info,
 )
+from robustcall.core._workers import LONG_TEXT_CHARS, cpu_count, in_worker
 
 __all__ = [
     "AXES",
@@ -130,6 +131,7 @@ __all__ = [
     "FAULT_TYPES",
     "FORMAT_VERSION",
     "KNOWN_FAULT_TYPES",
+    "LONG_TEXT_CHARS",
     "MANIFEST",
     "MODEL_TYPES",
     "PAPER_MODELS_FILE",
@@ -196,9 +198,11 @@ __all__ = [
     "atomic_write_text",
     "cache_dir",
     "canonical_json",
+    "cpu_count",
     "dump_record",
     "fault_type",
     "file_sha256",
+    "in_worker",
     "is_read",
     "iter_checkpoint",
     "iter_json_lines",

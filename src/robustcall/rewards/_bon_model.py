@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from robustcall.core import Message, seeded_rng
+from robustcall.core import Message, in_worker, seeded_rng
 from robustcall.formats import render_calls, sample_format
 from robustcall.models import BindsToEnv, ChatModel, ModelRequest, ModelResponse
 from robustcall.rewards._bestofn import majority_vote, rm_pick, schema_pick
@@ -51,6 +52,7 @@ class BestOfNModel:
         self.name = f"{inner.name}+bon{self.n}:{method}"
         self.mode = inner.mode
         self._drawn = [0]  # shared with the copies ``bind`` makes
+        self._scoring = threading.Lock()  # one scorer, one worker at a time (shared with the copies too)
         self.logprobs: list[float | None] = []
 
     @property
@@ -101,13 +103,19 @@ class BestOfNModel:
         if self.method == "majority":
             pick = lambda: majority_vote(texts, req.tools)  # noqa: E731
         elif self.method == "schema":
-            pick = lambda: schema_pick(texts, [self.logprobs[i] for i in usable], req.tools)  # noqa: E731
+            logprobs = [self.logprobs[i] for i in usable]
+            pick = lambda: schema_pick(texts, logprobs, req.tools)  # noqa: E731
         else:
-            assert self.scorer is not None
+            scorer = self.scorer
+            assert scorer is not None
             conversation = [m for m in req.messages if m.role != "system"] or [Message(role="user", content="")]
-            scores = self.scorer.score(conversation, req.tools, texts)
-            pick = lambda: rm_pick(scores)  # noqa: E731
-        return answers[usable[pick()]]
+
+            def pick() -> int:
+                with self._scoring:
+                    return rm_pick(scorer.score(conversation, req.tools, texts))
+
+        # parsing and scoring the draws: in a worker, so that the other episodes' requests go on
+        return answers[usable[await in_worker(pick, sum(map(len, texts)))]]
 
     async def aclose(self) -> None:
         await self.inner.aclose()

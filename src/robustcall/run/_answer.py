@@ -8,9 +8,7 @@ pass 1 is scored.
 
 from __future__ import annotations
 
-import asyncio
-
-from robustcall.core import ErrorKind, Message, Prediction, Sample, ToolCall, type_info
+from robustcall.core import ErrorKind, Message, Prediction, Sample, ToolCall, in_worker, type_info
 from robustcall.faults import transition_injector
 from robustcall.formats import OutputFormat, calls_refusal, parse_tool_calls, render_messages, sample_format
 from robustcall.models import ChatModel, Mode, ModelRequest, ModelResponse, unwire_calls
@@ -69,18 +67,9 @@ def read_calls(
 async def read_calls_async(
     response: ModelResponse, fmt: OutputFormat, sample: Sample, mode: Mode = "prompt"
 ) -> tuple[list[ToolCall], str | None]:
-    """:func:`read_calls`; a long text is parsed in a worker thread so that the event loop (the
-    other requests of the run) keeps going meanwhile."""
-    return await asyncio.to_thread(read_calls, response, fmt, sample, mode)
-
-
-def off_loop(response: ModelResponse) -> bool:
-    """Whether ``response`` is worth parsing off the event loop (:data:`OFF_LOOP_CHARS`)."""
-    return response.tool_calls is None and len(response.text) > OFF_LOOP_CHARS
-
-
-OFF_LOOP_CHARS = 20_000
-"""Texts longer than this are parsed off the event loop (a typical answer is well under 2,000)."""
+    """:func:`read_calls` in a worker (``core.in_worker``), never on the event loop: however long an
+    answer takes to read, the run's other requests go on meanwhile."""
+    return await in_worker(read_calls, len(response.text), response, fmt, sample, mode)
 
 
 def _unreadable(error: str | None, kind: ErrorKind | None, why: str | None) -> tuple[str | None, ErrorKind | None]:
@@ -110,10 +99,7 @@ async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None
     if first.error_kind == "infra":
         return _failed(first)
     mode = model.mode
-    if off_loop(first):
-        calls, why = await read_calls_async(first, fmt, sample, mode)
-    else:  # the common case: no coroutine, no thread
-        calls, why = read_calls(first, fmt, sample, mode)
+    calls, why = await read_calls_async(first, fmt, sample, mode)
     error, kind = _unreadable(first.error, first.error_kind, why)
     code = sample.perturbation.type
     if type_info(code).component != "transition":
@@ -141,10 +127,7 @@ async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None
     )
     if second.error_kind == "infra":
         return _failed(second)
-    if off_loop(second):
-        calls2, why2 = await read_calls_async(second, fmt, sample, mode)
-    else:
-        calls2, why2 = read_calls(second, fmt, sample, mode)
+    calls2, why2 = await read_calls_async(second, fmt, sample, mode)
     error2, kind2 = _unreadable(second.error, second.error_kind, why2)
     return Prediction(
         raw_output=second.text,

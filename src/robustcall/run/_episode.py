@@ -21,7 +21,18 @@ of it from the error observation, as it would from a real API. The CoT baseline 
 
 from __future__ import annotations
 
-from robustcall.core import EvalConfig, InputError, Message, Sample, SourceInfo, Step, ToolCall, ToolSpec, Trajectory
+from robustcall.core import (
+    EvalConfig,
+    InputError,
+    Message,
+    Sample,
+    SourceInfo,
+    Step,
+    ToolCall,
+    ToolSpec,
+    Trajectory,
+    in_worker,
+)
 from robustcall.envs import Env, UserTurns, is_solved
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
 from robustcall.models import BindsToEnv, ChatModel, ModelRequest, unwire_calls
@@ -98,7 +109,7 @@ async def run_episode(
         if resp.tool_calls is not None:
             calls = list(resp.tool_calls)
         else:  # fc text a server refused and quoted names the tools by their wire aliases
-            calls = parse_tool_calls(resp.text, fmt, tools).calls
+            calls = (await in_worker(parse_tool_calls, len(resp.text), resp.text, fmt, tools)).calls
             calls = unwire_calls(calls, tools) if model.mode == "fc" and calls else calls
         if not calls:
             reply = env.answer(resp.text) if isinstance(env, UserTurns) else None
