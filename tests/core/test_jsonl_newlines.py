@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from robustcall.core import iter_json_lines, jsonl_lines
-from robustcall.interop._bfcl_files import read_result_lines
+from robustcall.interop._bfcl_files import _result_lines
 from robustcall.run._fault_replay import _latest_lines
 
 ODD = ["\u2028", "\u2029", "\u0085", "\x1c", "\x1d", "\x1e", "\x0b", "\x0c"]
@@ -34,10 +34,9 @@ def test_bfcl_result_files_with_line_separators_in_answers(tmp_path: Path, sep: 
     folder = tmp_path / "result"
     folder.mkdir()
     entries = [{"id": "simple_0", "result": f"text{sep}more"}, {"id": "simple_1", "result": "[f(a=1)]"}]
-    (folder / "BFCL_v4_simple_python_result.json").write_text(
-        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries), encoding="utf-8"
-    )
-    got = [(n, entry["result"]) for _, n, entry in read_result_lines(folder)]
+    path = folder / "BFCL_v4_simple_python_result.json"
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries), encoding="utf-8")
+    got = [(n, entry["result"]) for n, entry in _result_lines(path)]
     assert got == [(1, f"text{sep}more"), (2, "[f(a=1)]")]
 
 
