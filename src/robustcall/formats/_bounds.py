@@ -29,6 +29,12 @@ MAX_CALLS = 1_000
 than this is wrong against every golden answer, so the bound changes no score). Past it the answer
 is unreadable: building and checking ten thousand calls costs more than the rest of the parse."""
 
+MAX_SPANS_TRIED = 2_000
+"""Most bracketed spans the JSON reader tries to decode in one text (each that decodes is stepped
+over whole, so an answer of a thousand JSON calls tries about a thousand). Past it the answer is
+unreadable: ``("[x " * 99 + "]" * 99) * 250`` (99 KB) has 24,750 spans that each fail for a reason
+of their own, about 10 µs apiece compiled."""
+
 READ_ERRORS: tuple[type[BaseException], ...] = (ValueError, OverflowError, RecursionError, MemoryError, TypeError)
 """What reading model text may raise (a 5,000-digit integer is a ValueError, ``10**400 / 1`` an
 OverflowError): caught at the parser's entry and turned into an unreadable answer."""
@@ -176,6 +182,16 @@ def charge(chars: float, reader: str) -> None:
     if account.left < 0:
         raise ParseWorkExceeded(
             f"unreadable: the answer needs more parsing than {PARSE_WORK_FACTOR} passes over it allow"
+        )
+
+
+def check_spans_tried(n: int) -> None:
+    """Raise :class:`ParseWorkExceeded` when the JSON reader has tried ``n`` > :data:`MAX_SPANS_TRIED`
+    spans in an open parse (outside one, as :func:`charge`, nothing is bounded)."""
+    if n > MAX_SPANS_TRIED and getattr(_work, "account", None) is not None:
+        raise ParseWorkExceeded(
+            f"unreadable: the answer has more than {MAX_SPANS_TRIED:,} bracketed spans to try as JSON;"
+            f" the parser tries at most {MAX_SPANS_TRIED:,}"
         )
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Container
 from typing import Any
 
-from robustcall.formats._bounds import MAX_NESTING, ast_may, charge, recall
+from robustcall.formats._bounds import MAX_NESTING, ast_may, charge, check_spans_tried, recall
 from robustcall.formats._fastpy import read_literal, read_literal_at
 from robustcall.formats._pyvalues import literal
 
@@ -100,18 +100,24 @@ def next_opener_to_decode(text: str, j: int) -> int:
 
 
 _last: _Table = _Table("")
+_before: _Table = _Table("")
 
 
 def _table(text: str) -> _Table:
-    """The bracket table of ``text`` (one text remembered: the callers work on one text at a time)."""
-    global _last
+    """The bracket table of ``text`` (two texts remembered: the callers work on one text at a time,
+    or on a tag's body and the text around it, in turn)."""
+    global _last, _before
     table = _last
     if table.text is not text:
-        if table.text != text:
-            table = _Table(text)
-            _last = table
-        else:  # the same text in another string object: keep this one, so the next check is `is`
+        if table.text == text:  # the same text in another string object: keep this one, so the next check is `is`
             table.text = text
+            return table
+        table = _before
+        if table.text is not text and table.text != text:
+            table = _Table(text)
+        table.text = text
+        _before = _last
+        _last = table
     return table
 
 
@@ -285,7 +291,9 @@ def _decode_span(text: str, j: int, end: int, fails: _Failures | None) -> tuple[
     """:func:`decode_object` of the span ``[j, end)`` of a long text, skipping what ``fails`` says
     fails again (``None``: the span is not from the text's first scan, so nothing is skipped or
     recorded)."""
-    if fails is None or not _Failures.inside(fails.json, j, end):
+    if _JSON_START.match(text, j) is None:  # fails at its first value: no decoder's error to build
+        pass
+    elif fails is None or not _Failures.inside(fails.json, j, end):
         # decoded from a copy of the span: a failure's JSONDecodeError counts the lines before it
         # from the start of what it was handed (every opener of a long text: quadratic). Within
         # the span, the decoder's strings are the scan's, so it ends (or fails) there either way.
@@ -305,6 +313,11 @@ def _decode_span(text: str, j: int, end: int, fails: _Failures | None) -> tuple[
     return got
 
 
+_JSON_START = re.compile(r"""\{\s*+["}]|\[\s*+[\]\[{"\-0-9tfnNI]""")
+"""How a JSON object or array that the decoder may read begins (its first key, or first value, or
+its end; blanks as ``\\s``, a superset of JSON's): an opener without it fails at once."""
+
+
 def json_values(text: str, skip: Container[int] = (), start: int = 0) -> list[Any]:
     """Top-level JSON objects / arrays embedded in ``text``, left to right; a value that starts at
     an index in ``skip`` is stepped over (not returned, and nothing inside it either). With
@@ -314,7 +327,8 @@ def json_values(text: str, skip: Container[int] = (), start: int = 0) -> list[An
     In a text longer than :data:`_DECODE_DIRECT`, a span nested deeper than :data:`MAX_NESTING`
     levels is not decoded (the spans inside it are: the text's own depth bound, which a quote
     before the brackets hides from the text's scan, holds for values too), and a decoder is not
-    run where it is known to fail again (:class:`_Failures`): linear in the text."""
+    run where it is known to fail again (:class:`_Failures`): linear in the text. Past
+    :data:`~robustcall.formats._bounds.MAX_SPANS_TRIED` spans tried, the answer is unreadable."""
     out: list[Any] = []
     i = start
     if len(text) - start <= _DECODE_DIRECT:
@@ -331,6 +345,7 @@ def json_values(text: str, skip: Container[int] = (), start: int = 0) -> list[An
                 out.append(got[0])
             i = got[1]
     fails = _Failures()
+    tried = 0
     while True:
         m = _OPEN.search(text, i)
         if m is None:
@@ -341,6 +356,8 @@ def json_values(text: str, skip: Container[int] = (), start: int = 0) -> list[An
             i = next_opener_to_decode(text, j)
             continue
         end, _, scan = span
+        tried += 1
+        check_spans_tried(tried)
         got = _decode_span(text, j, end, fails if scan == 0 else None)
         if got is None:
             i = j + 1
