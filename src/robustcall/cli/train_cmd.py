@@ -195,7 +195,7 @@ def grpo(
         typer.echo(json.dumps(json.loads(settings.model_dump_json()), indent=2, sort_keys=True))
         return
     try:
-        summary = run_grpo(settings)
+        summary = run_grpo(settings, echo=typer.echo)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     typer.echo(said)  # after the data was read: a bad file ends in its error alone

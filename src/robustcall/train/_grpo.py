@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +43,7 @@ from robustcall.rewards import bf16_default
 from robustcall.train._finish import train_and_save
 from robustcall.train._grpo_data import grpo_rows
 from robustcall.train._models import resolve_model
+from robustcall.train._one_gpu import one_gpu_plan
 from robustcall.train._rewards import DEFAULT_REWARDS, reward_functions
 
 Recipe = Literal["toolrl-dr", "toolrm"]
@@ -109,6 +111,9 @@ class GrpoSettings(BaseModel):
     """Prompts per optimizer step (PPO mini-batch)."""
     micro_batch_size: int = 16
     """Completions per device per forward pass (PPO micro-batch / GPU)."""
+    auto_micro_batch: bool = False
+    """On exactly one CUDA GPU, choose the micro-batch from its free memory (``_one_gpu``); set
+    when ``micro_batch_size`` is not given."""
     beta: float = 0.001
     """KL coefficient."""
     temperature: float = 1.0
@@ -135,7 +140,8 @@ class GrpoSettings(BaseModel):
         if recipe not in RECIPES:
             raise ValueError(f"unknown recipe {recipe!r}; valid: {', '.join(RECIPES)}")
         given = {k: v for k, v in data.items() if v is not None}
-        return {**RECIPES[recipe], **given, "recipe": recipe}
+        auto = {"auto_micro_batch": "micro_batch_size" not in given}
+        return {**RECIPES[recipe], **auto, **given, "recipe": recipe}
 
 
 def world_size() -> int:
@@ -179,13 +185,44 @@ def filter_overlong(rows: list[dict[str, Any]], tokenizer: Any, limit: int) -> t
     return kept, len(rows) - len(kept)
 
 
-def run_grpo(s: GrpoSettings) -> dict[str, Any]:
+def param_count(model: str) -> int:
+    """Parameters of the HF model folder ``model``, counted on the meta device (nothing loaded)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        net = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model))  # type: ignore[no-untyped-call]
+    return sum(p.numel() for p in net.parameters())
+
+
+def fit_one_gpu(s: GrpoSettings, model: str) -> tuple[GrpoSettings, str | None]:
+    """``s`` with the micro-batch ``one_gpu_plan`` picks, where it applies (one process, one CUDA
+    GPU, micro-batch not given), and the plan's reason."""
+    import torch
+
+    if not s.auto_micro_batch or world_size() != 1 or torch.cuda.device_count() != 1:
+        return s, None
+    free, _total = torch.cuda.mem_get_info()
+    plan = one_gpu_plan(
+        free,
+        param_count(model),
+        completions_per_step=s.mini_batch_size * s.num_generations,
+        gradient_checkpointing=s.gradient_checkpointing,
+        fallback=s.micro_batch_size,
+    )
+    return s.model_copy(update={"micro_batch_size": plan.micro_batch_size}), f"one GPU: {plan.reason}"
+
+
+def run_grpo(s: GrpoSettings, echo: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Train; checkpoints go to ``output_dir/checkpoint-N`` (HF folders), the final model to
-    ``output_dir``; returns (and writes to ``output_dir/robustcall_train.json``) the log history."""
+    ``output_dir``; returns (and writes to ``output_dir/robustcall_train.json``) the log history and
+    each optimizer step's rollout / update split. ``echo`` gets the one-GPU plan and a line per step."""
     import datasets  # type: ignore[import-untyped,unused-ignore]
     from transformers import AutoTokenizer
     from trl.trainer.grpo_config import GRPOConfig
     from trl.trainer.grpo_trainer import GRPOTrainer
+
+    from robustcall.train._step_split import StepSplit
 
     train_rows = grpo_rows(s.train)
     if not train_rows:
@@ -200,6 +237,9 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
         eval_rows, eval_dropped = filter_overlong(eval_rows, tokenizer, s.max_prompt_length)
     if not train_rows:
         raise ValueError(f"{s.train}: no training row fits max_prompt_length={s.max_prompt_length}")
+    s, one_gpu = fit_one_gpu(s, model)
+    if one_gpu and echo:
+        echo(one_gpu)
     plan = batch_plan(s, world_size())
     use_vllm = _vllm_default() if s.use_vllm is None else s.use_vllm
     config = GRPOConfig(
@@ -240,13 +280,16 @@ def run_grpo(s: GrpoSettings) -> dict[str, Any]:
         eval_dataset=datasets.Dataset.from_list(eval_rows) if eval_rows else None,
         processing_class=tokenizer,
     )
+    split = StepSplit(echo)
+    split.attach(trainer)
     head = {
         "settings": json.loads(s.model_dump_json()),
         "model_path": model,
         "batch_plan": plan,
+        "one_gpu_plan": one_gpu,
         "use_vllm": use_vllm,
         "processes": world_size(),
         "train_rows": len(train_rows),
         "dropped_overlong": {"train": dropped, "eval": eval_dropped},
     }
-    return train_and_save(trainer, s.output_dir, head)
+    return train_and_save(trainer, s.output_dir, head, lambda: {"step_split": split.steps})
