@@ -133,7 +133,13 @@ def grpo(
         int | None, typer.Option("--mini-batch-size", min=1, help="Prompts per optimizer step.")
     ] = None,
     micro_batch_size: Annotated[
-        int | None, typer.Option("--micro-batch-size", min=1, help="Completions per device per forward pass.")
+        int | None,
+        typer.Option(
+            "--micro-batch-size",
+            min=1,
+            help="Completions per device per forward pass (default: the recipe's; on one GPU, "
+            "chosen from its free memory, docs/train.md).",
+        ),
     ] = None,
     beta: Annotated[float, typer.Option("--beta", help="KL coefficient.")] = 0.001,
     save_steps: Annotated[int | None, typer.Option("--save-steps", min=1)] = None,

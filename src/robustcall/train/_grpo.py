@@ -12,7 +12,9 @@ Recipes (``GrpoSettings.recipe``, ``robustcall train grpo --recipe``):
   validation batch size (128) is not mapped: TRL evaluates in micro-batches, which does not change
   the numbers.
 
-Any field given explicitly overrides the recipe's value.
+Any field given explicitly overrides the recipe's value. On exactly one CUDA GPU with no micro-batch
+given, the micro-batch comes from the free memory (``_one_gpu``: the rule, and the measurements it
+rests on); the effective batch stays the recipe's.
 
 veRL's batch sizes are in prompts; TRL's in completions per device. With K = ``num_generations``
 and W processes (GPUs), the mapping is:
