@@ -20,6 +20,7 @@ from robustcall.core import (
     InputError,
     MissingInputError,
     Prediction,
+    RunFailed,
     RunFileError,
     RunMeta,
     Trajectory,
@@ -33,6 +34,7 @@ from robustcall.models import ChatModel, ModelSettings, make_model, resolve_base
 from robustcall.perturb import build_benchmark
 from robustcall.run import (
     ALL_TYPES,
+    EXIT_INFRA,
     STOP_AFTER,
     GoldBudget,
     bench_digest,
@@ -178,6 +180,12 @@ async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Pat
         await chat.aclose()
     if stats.stopped is not None:
         raise stopped_failure(model.stop, stats.stopped, f"run the same card again to go on ({run_dir})")
+    if stats.infra_errors:  # the episodes would meet the same endpoint: stop before them
+        raise RunFailed(
+            f"{stats.infra_errors} of {len(items)} RobustBench-TC records ended in infrastructure errors "
+            f"(in {run_dir / PREDICTIONS}): fix the endpoint, then run the same card again to ask them again",
+            exit_code=EXIT_INFRA,
+        )
     score_run(run_dir, seed=protocol.seed)
 
 
