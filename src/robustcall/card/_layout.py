@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-CARD_JSON = "card.json"
+from robustcall.report import CARD_JSON
+
+__all__ = ["CARD_HTML", "CARD_JSON", "TC_BENCH", "TC_RUN"]
 CARD_HTML = "card.html"
 TC_BENCH = "robustbench/bench"
 TC_RUN = "robustbench/run"

@@ -1,6 +1,7 @@
 """What people look at: the paper's tables (Markdown, CSV, LaTeX), figures and one HTML page."""
 
 from robustcall.report._card_model import (
+    CARD_JSON,
     Card,
     Damaging,
     Example,
@@ -24,6 +25,7 @@ from robustcall.report._tables import all_tables, error_mode_table, per_type_tab
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
+    "CARD_JSON",
     "Card",
     "CompareResult",
     "Comparison",

@@ -8,6 +8,9 @@ from pydantic import BaseModel, Field
 from robustcall.metrics import Estimate, FaultMetrics
 from robustcall.report._placement import Placement
 
+CARD_JSON = "card.json"
+"""The file a finished card folder holds its numbers in (``robustcall card``)."""
+
 
 class Example(BaseModel):
     """One record that shows a perturbation's damage: its clean twin was answered right, it was not

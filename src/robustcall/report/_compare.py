@@ -44,6 +44,7 @@ from robustcall.metrics import (
     compare_pipe_runs,
     compare_verdicts,
 )
+from robustcall.report._card_model import CARD_JSON
 from robustcall.report._runs import run_name
 
 RM_EVAL = "rm_eval.json"
@@ -244,6 +245,25 @@ def _compare_pair(a: Path, b: Path, part: str, resamples: int, seed: int) -> lis
     return [Comparison(part=part, baseline=na, candidate=nb, result=result)]
 
 
+def _card_protocol(folder: Path) -> str | None:
+    """``<protocol> <budget>`` of a card folder (``card.json``), ``None`` for another folder of runs."""
+    path = folder / CARD_JSON
+    if not path.is_file():
+        return None
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+        return f"{card['protocol']} {card['budget']}"
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"{path}: not a card.json this robustcall reads") from None
+
+
+def _refuse_other_protocols(baseline: Path, candidate: Path) -> None:
+    """Two cards are compared only under one protocol and budget (the runs would not pair anyway)."""
+    a, b = _card_protocol(baseline), _card_protocol(candidate)
+    if a is not None and b is not None:
+        _refuse("card protocols", a, b)
+
+
 def compare_paths(
     baseline: Path,
     candidate: Path,
@@ -262,6 +282,7 @@ def compare_paths(
     ka, kb = run_kind(baseline), run_kind(candidate)
     left_out: list[str] = []
     if ka is None and kb is None:
+        _refuse_other_protocols(baseline, candidate)
         ra, rb = _runs_under(baseline), _runs_under(candidate)
         shared = sorted(set(ra) & set(rb))
         if not shared:
