@@ -8,7 +8,7 @@ import re
 from robustcall.formats._bounds import MAX_NESTING, charge, check_call_count, recall
 from robustcall.formats._fastpy import FastResult, read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
-from robustcall.formats._scan import span_of
+from robustcall.formats._scan import next_opener_to_decode, span_of
 from robustcall.formats._types import Ctx, RawCall
 
 _EMBEDDED_LIST = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*[(=]")
@@ -169,6 +169,17 @@ def _colons_to_equals(src: str) -> str | None:
     return "".join(chars)
 
 
+def _name_start(text: str, opener: int, floor: int) -> int:
+    """Where the name before ``opener`` starts (not before ``floor``): a search for the next call
+    resumes there, skipping the calls in between (every opener between is one that
+    :func:`~robustcall.formats._scan.next_opener_to_decode` skips: a run of ``f(a=`` twenty
+    thousand deep is stepped over at once)."""
+    k = opener
+    while k > floor and (text[k - 1].isalnum() or text[k - 1] in "_."):
+        k -= 1
+    return max(k, floor)
+
+
 def python_calls(text: str, ctx: Ctx) -> list[RawCall]:
     """Bare Python calls anywhere in the text (the last-resort variant). With a tool list, only calls
     to listed tools are taken, so that prose like ``e.g(`` is not mistaken for a call."""
@@ -183,8 +194,11 @@ def python_calls(text: str, ctx: Ctx) -> list[RawCall]:
             pos = m.end()
             continue
         span = span_of(text, m.end() - 1)
-        end = span[0] if span is not None and span[1] <= MAX_NESTING else None  # ast reads 200 levels
-        node = parse_expr(text[m.start() : end]) if end is not None else None
+        if span is None or span[1] > MAX_NESTING:  # unclosed, or deeper than the readers go
+            pos = _name_start(text, next_opener_to_decode(text, m.end() - 1), m.end())
+            continue
+        end = span[0]
+        node = parse_expr(text[m.start() : end])
         if not isinstance(node, ast.Call):
             pos = m.end()
             continue
@@ -193,4 +207,4 @@ def python_calls(text: str, ctx: Ctx) -> list[RawCall]:
         except Unsupported as exc:
             ctx.drop(f"call not read: {exc}")
         check_call_count(len(out))  # stop reading at the bound, not after ten thousand parses
-        pos = end if end is not None else m.end()
+        pos = end
