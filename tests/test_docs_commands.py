@@ -64,10 +64,7 @@ SKIP: list[tuple[str, str]] = [
 ]
 """(pattern on the command line, why it cannot run here)."""
 
-KNOWN_BROKEN: dict[str, str] = {
-    "robustcall run --bench bench --model replay:runs/my-model/predictions.jsonl --out runs/replayed": "replaying a "
-    "run of all types misses pass 1 of the transition types (answered once with the clean prompt): 1194 infra errors",
-}
+KNOWN_BROKEN: dict[str, str] = {}
 """Lines that fail today, each with what is wrong (to be fixed, then removed from here)."""
 
 _ENDPOINT = re.compile(r"http://[\w.$]+:\d+/v1")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from robustcall.core import Prediction, PredictionRecord, Sample, ToolCall, dump_record
+from robustcall.core import Prediction, PredictionRecord, RunMeta, Sample, ToolCall, dump_record
 from robustcall.models import (
     ModelRequest,
     ModelResponse,
@@ -123,3 +123,33 @@ def test_json_schema_maps_bfcl_types_but_not_property_names():
         },
         "required": ["type"],
     }
+
+
+def test_replay_takes_the_replayed_runs_mode(tmp_path, sample):
+    """An fc run replayed in prompt mode would read text as calls the fc run never read, and ask for a
+    transition's pass 2 that was never made (README's replay line: every transition record failed)."""
+    preds = _write(tmp_path / "predictions.jsonl", sample, {sample.id: Prediction(raw_output="x")})
+    assert make_model(f"replay:{preds}").mode == "prompt"  # no run.json beside it
+    RunMeta(model="openai:m@http://h/v1", mode="fc", limit=None, shard=None).write(tmp_path)
+    assert make_model(f"replay:{preds}").mode == "fc"
+    assert make_model(f"replay:{preds}", mode="prompt").mode == "prompt"  # --mode still wins
+    (tmp_path / "run.json").write_text("{not json")
+    assert make_model(f"replay:{preds}").mode == "prompt"
+
+
+def test_an_fc_replay_answers_with_the_calls_the_run_read(tmp_path, sample):
+    """README's replay of an fc run: a pass-1 text the fc run did not read as a call (`[f(a=1)]` beside
+    no structured call) stays no call, so no pass 2 is asked; a text beside calls keeps the calls."""
+    path = _write(
+        tmp_path / "p.jsonl",
+        sample,
+        {
+            "n": Prediction(raw_output="[f(a=1)]", transition_injected=False),
+            "both": Prediction(raw_output="Let me look.", tool_calls=[ToolCall(name="f", arguments={"x": 1})]),
+        },
+    )
+    model = make_model(f"replay:{path}", mode="fc")
+    assert _ask(model, sample, "n").tool_calls == []
+    assert _ask(model, sample, "both").tool_calls == [ToolCall(name="f", arguments={"x": 1})]
+    prompt = make_model(f"replay:{path}", mode="prompt")
+    assert _ask(prompt, sample, "n").tool_calls is None  # prompt mode: the caller reads the text again

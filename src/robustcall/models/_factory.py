@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from robustcall.core import InputError, NotReadyError
+from robustcall.core import InputError, NotReadyError, UserError, read_run_meta
 from robustcall.models._api import ChatModel, Mode
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._registry import ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
@@ -120,7 +120,19 @@ def _local(spec: ModelSpec) -> ChatModel:
 
 
 def _replay(spec: ModelSpec) -> ChatModel:
-    return ReplayModel(Path(spec.rest), mode=spec.mode or "prompt")
+    path = Path(spec.rest)
+    return ReplayModel(path, mode=spec.mode or replayed_mode(path))
+
+
+def replayed_mode(predictions: Path) -> Mode:
+    """The mode of the run a predictions file comes from (its ``run.json``), else ``prompt``: an fc
+    run replayed in prompt mode parses text the fc run never read as calls, and then asks for a
+    transition's pass 2 that was never made (every transition record an infrastructure error)."""
+    try:
+        meta = read_run_meta(predictions.parent)
+    except UserError:
+        return "prompt"
+    return meta.mode or "prompt"
 
 
 def _scripted(spec: ModelSpec) -> ChatModel:

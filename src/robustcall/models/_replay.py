@@ -40,8 +40,9 @@ class ReplayModel:
     """A ``ChatModel`` that returns what a previous run's model said on each sample and pass.
 
     Pass 0 of a transition record is its ``pass1_raw_output`` (the scored text is pass 2); every
-    other record's pass 0 is ``raw_output``. Only the text is replayed (``tool_calls=None``) so the
-    current parser reads it again, except for records with no text but structured calls (fc runs).
+    other record's pass 0 is ``raw_output``. In prompt mode only the text is replayed
+    (``tool_calls=None``) so the current parser reads it again, except for records with no text but
+    structured calls; in fc mode (by default the replayed run's own) the stored calls are replayed.
     """
 
     def __init__(self, path: Path, *, mode: Mode = "prompt") -> None:
@@ -71,7 +72,9 @@ class ReplayModel:
             text, calls, error, kind = pred.raw_output, pred.tool_calls, pred.error, pred.error_kind
         else:
             return _missing(f"sample {req.sample.id!r}: pass {req.pass_index} not in replay file {self.path}")
-        structured = list(calls) if not text and calls else None
+        # fc: the calls the run read are the answer (a text beside them, or a text with none, was not
+        # read as calls there, and re-reading it would ask for a transition's pass 2 never made)
+        structured = list(calls) if self.mode == "fc" or (not text and calls) else None
         return ModelResponse(text=text or "", tool_calls=structured, error=error, error_kind=kind)
 
     async def aclose(self) -> None:
