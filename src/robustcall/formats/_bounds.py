@@ -96,13 +96,14 @@ yields walks the whole heap (a 12,000-call list took 44-56 ms with collections, 
 
 
 class _Account:
-    __slots__ = ("ast_left", "gc_paused", "left", "recent", "spent")
+    __slots__ = ("ast_left", "gc_paused", "left", "recent", "spans", "spent")
 
     def __init__(self, chars: int) -> None:
         self.left = float(PARSE_WORK_FACTOR * chars + PARSE_WORK_FLOOR)
         self.ast_left = AST_BUDGET
         self.recent: dict[str, list[tuple[str, Any]]] = {}
         self.spent: dict[str, float] = {}  # characters read, per reader (what the tests meter)
+        self.spans: dict[tuple[int, int, int], tuple[str, Any]] = {}  # see span_memo
         self.gc_paused = chars >= GC_PAUSE_CHARS and gc.isenabled()  # else paused by the caller, or short
         if self.gc_paused:
             gc.disable()
@@ -149,6 +150,15 @@ def recall(reader: str, text: str, read: Callable[[str], T]) -> T:
     recent.insert(0, (text, value))
     del recent[_MEMO:]
     return value
+
+
+def span_memo() -> dict[tuple[int, int, int], tuple[str, Any]] | None:
+    """The open parse's readings of spans read in place, keyed by ``(id(text), start, stop)``, each
+    with its text (kept alive, and checked with ``is``, so that an id is never another text's);
+    ``None`` outside a parse. The dispatch's variants hand the JSON reader the same text (a tag's
+    body read in place, then the whole text): a span's literal reading is done once."""
+    account: _Account | None = getattr(_work, "account", None)
+    return account.spans if account is not None else None
 
 
 def ast_allowed(chars: int) -> bool:

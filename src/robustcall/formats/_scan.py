@@ -8,7 +8,7 @@ import re
 from collections.abc import Container
 from typing import Any
 
-from robustcall.formats._bounds import MAX_NESTING, ast_may, charge, check_spans_tried, recall
+from robustcall.formats._bounds import MAX_NESTING, ast_may, charge, check_spans_tried, recall, span_memo
 from robustcall.formats._fastpy import read_literal, read_literal_at
 from robustcall.formats._pyvalues import literal
 
@@ -245,7 +245,15 @@ def _literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any, int] | Non
     """The Python literal ``text[start:stop]`` is and ``stop`` (:func:`python_literal`, read in
     place by the literal reader), or ``None`` and where the literal reader failed (``-1``: not
     known, or read by ``ast``)."""
-    fast, at = read_literal_at(text, start, stop)
+    memo = span_memo()
+    key = (id(text), start, stop)
+    seen = memo.get(key) if memo is not None else None
+    if seen is not None and seen[0] is text:
+        fast, at = seen[1]
+    else:
+        fast, at = read_literal_at(text, start, stop)
+        if memo is not None:
+            memo[key] = (text, (fast, at))
     if fast is not None:
         return (fast[0], stop), -1
     if not ast_may(stop - start):  # the ast budget is spent: no copy for it
