@@ -234,8 +234,12 @@ def test_grpo_recipes_fill_the_papers_hyperparameters(tmp_path: Path) -> None:
 
 
 def test_cli_grpo_recipe_dry_run(tmp_path: Path) -> None:
-    common = ["train", "grpo", "--train", "t.parquet", "--out", str(tmp_path), "--dry-run"]
-    toolrm = CliRunner().invoke(app, [*common, "--recipe", "toolrm", "--epochs", "2"])
+    train = tmp_path / "t.parquet"
+    train.touch()  # --dry-run checks that the file is there, as train verl does, and reads nothing
+    common = ["train", "grpo", "--train", str(train), "--out", str(tmp_path), "--dry-run"]
+    unscored = CliRunner().invoke(app, [*common, "--recipe", "toolrm"])
+    assert unscored.exit_code == 2 and "the toolrm reward needs --toolrm-scorer" in unscored.output
+    toolrm = CliRunner().invoke(app, [*common, "--recipe", "toolrm", "--toolrm-scorer", "schema", "--epochs", "2"])
     assert toolrm.exit_code == 0, toolrm.output
     assert toolrm.output.startswith("recipe toolrm: ToolRM, Table 9\n")
     settings = json.loads(toolrm.output.split("\n", 1)[1])
@@ -244,4 +248,4 @@ def test_cli_grpo_recipe_dry_run(tmp_path: Path) -> None:
     assert default.output.startswith("recipe toolrl-dr: ToolRL-DR, Table 16\n")
     assert json.loads(default.output.split("\n", 1)[1])["train_batch_size"] == 64
     bad = CliRunner().invoke(app, [*common, "--recipe", "nope"])
-    assert bad.exit_code != 0 and "--recipe must be one of toolrl-dr, toolrm" in bad.output
+    assert bad.exit_code == 2 and "unknown recipe 'nope'; valid: toolrl-dr, toolrm" in bad.output
