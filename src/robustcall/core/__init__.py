@@ -48,6 +48,8 @@ from robustcall.core._model import (
     Trajectory,
     Verdict,
     prediction_line,
+    read_call,
+    scored_verdict,
 )
 from robustcall.core._paper import (
     DELTA_STATS,
@@ -214,6 +216,7 @@ __all__ = [
     "parse_meta",
     "prediction_line",
     "read_bench_manifest",
+    "read_call",
     "read_checkpoint",
     "read_jsonl",
     "read_meta",
@@ -223,6 +226,7 @@ __all__ = [
     "reads_back",
     "record_key",
     "remove_stale_tmp",
+    "scored_verdict",
     "seeded_rng",
     "stable_hash",
     "type_file",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from robustcall.core import ToolCall, ToolSpec
+from robustcall.core import ToolCall, ToolSpec, read_call
 from robustcall.formats._bfcl import bfcl_calls, python_calls, token_calls
 from robustcall.formats._bounds import (
     MAX_CALLS,
@@ -80,6 +80,9 @@ def parse_tool_calls(
     why = refusal(text)
     if why is not None:
         return ParseResult([], None, [why], refused=why)
+    fast = _fast_read(text, fmt)
+    if fast is not None and len(fast[0]) <= MAX_CALLS:  # past it, the parse below says why it refuses
+        return ParseResult([read_call(name, args) for name, args in fast[0]], fast[1], [])
     outer = start_work(len(text))
     try:
         return _bounded_parse(text, fmt, tools, report)
@@ -205,20 +208,10 @@ def read_tool_calls_shared(
     under any tool list; anything else is said to depend on it.
     """
     if len(text) <= MAX_PARSE_CHARS:  # else parse_tool_calls refuses it
-        first = text[:1]  # a text that begins with one of these is no plain BFCL list: not stripped off
-        s = _plain_bfcl_list(text) if fmt == "bfcl" and first != "<" and first != "{" and first != "A" else None
-        if s is not None:
-            try:
-                flat = read_flat(s)  # a flat list nests 3 deep: no depth to check
-            except READ_ERRORS:  # parse_tool_calls says why
-                flat = None
-            if flat is not None:
-                return _bounded(flat), True
-        canonical = canonical_calls(text, fmt)
-        # a canonical text's brackets are its JSON's (strings aside), so it nests no deeper than it
-        # has [ and {: within the bounds, and so are its values
-        if canonical is not None and text.count("[") + text.count("{") <= MAX_NESTING:
-            return _bounded(canonical[0]), True  # read by name keys only: no tool list reaches them
+        fast = _fast_read(text, fmt)
+        if fast is not None:  # read by name keys only: no tool list reaches them
+            return _bounded(fast[0]), True
+        s = _plain_bfcl_list(text) if fmt == "bfcl" else None
         if s is not None and refusal(text) is None:
             # one work account for the token reading and the parse after it, which recalls it
             outer = start_work(len(text))
@@ -237,6 +230,28 @@ def read_tool_calls_shared(
             return [(c.name, c.arguments) for c in parsed.calls], "(" not in text and "{" not in text
     calls = [(c.name, c.arguments) for c in parse_tool_calls(text, fmt, tools, report=False).calls]
     return calls, "(" not in text and "{" not in text
+
+
+def _fast_read(text: str, fmt: OutputFormat) -> tuple[list[tuple[str, dict[str, Any]]], str] | None:
+    """The calls and variant name of a text that a fast reader reads as :func:`parse_tool_calls`
+    does (a flat plain BFCL list, or a canonical tagged / JSON-blob / ReAct rendering nesting within
+    the bounds), past :data:`MAX_CALLS` too; ``None`` when they decline. No work account is needed:
+    each reads the text once, in linear time."""
+    first = text[:1]  # a text that begins with one of these is no plain BFCL list: not stripped off
+    s = _plain_bfcl_list(text) if fmt == "bfcl" and first != "<" and first != "{" and first != "A" else None
+    if s is not None:
+        try:
+            flat = read_flat(s)  # a flat list nests 3 deep: no depth to check
+        except READ_ERRORS:  # parse_tool_calls says why
+            flat = None
+        if flat is not None:
+            return flat, "bfcl"
+    canonical = canonical_calls(text, fmt)
+    # a canonical text's brackets are its JSON's (strings aside), so it nests no deeper than it
+    # has [ and {: within the bounds, and so are its values
+    if canonical is not None and text.count("[") + text.count("{") <= MAX_NESTING:
+        return canonical
+    return None
 
 
 def _bounded(calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:

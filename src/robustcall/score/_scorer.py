@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from robustcall.core import ErrorMode, Prediction, PredictionRecord, Sample, ScoreMethod, ToolCall, ToolSpec, Verdict
+from robustcall.core import (
+    ErrorMode,
+    Prediction,
+    PredictionRecord,
+    Sample,
+    ScoreMethod,
+    ToolCall,
+    ToolSpec,
+    Verdict,
+    scored_verdict,
+)
 from robustcall.formats import UNREADABLE, OutputFormat, read_tool_calls, sample_format
 from robustcall.score._attacks import attack_success, injection_kind
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
@@ -199,15 +209,16 @@ def unreadable_argument(calls: list[Call]) -> str | None:
 
 def to_verdict(sample: Sample, scored: Scored) -> Verdict:
     """The ``Verdict`` record of a :class:`Scored` result on ``sample``."""
-    return Verdict(
-        id=sample.id,
-        benchmark=sample.benchmark,
-        type=sample.perturbation.type,
-        component=sample.perturbation.mdp_category,
-        correct=scored.correct,
-        score=scored.score,
-        error_mode=scored.error_mode,
-        detail=scored.detail,
+    perturbation = sample.perturbation
+    return scored_verdict(
+        sample.id,
+        sample.benchmark,
+        perturbation.type,
+        perturbation.mdp_category,
+        scored.correct,
+        scored.score,
+        scored.error_mode,
+        scored.detail,
     )
 
 
