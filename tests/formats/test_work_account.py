@@ -22,7 +22,13 @@ import robustcall.formats._parse as parse_mod
 import robustcall.formats._pyvalues as pyvalues
 import robustcall.formats._scan as scan
 import robustcall.formats._tags as tags
+from robustcall._native import not_compiled
 from robustcall.formats import OUTPUT_FORMATS, parse_tool_calls
+
+pytestmark = pytest.mark.skipif(
+    not {"robustcall.formats._fastpy", "robustcall.formats._scan"} <= set(not_compiled()),
+    reason="the meters replace module globals, which compiled readers do not look up (ROBUSTCALL_PURE_PYTHON=1)",
+)
 
 _SLACK = 2.0
 """A reader may read at most this many times what it charges (plus :data:`_FLOOR`)."""
