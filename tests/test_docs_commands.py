@@ -32,7 +32,6 @@ REPO = Path(__file__).resolve().parents[1]
 PAGES_FAILING: dict[str, str] = {
     "card.md": "`compare runs/card-a runs/card-b`: runs no line of the page writes",
     "compare.md": "`compare runs/baseline runs/candidate`: the reader's own runs",
-    "leaderboard.md": "`build ... --data-dir DATA`: a placeholder",
     "rewards.md": "`rm build-bench --from-file fc-reward-bench.parquet`: a file from the Hugging Face Hub",
 }
 """Pages whose command blocks do not yet run as printed, with the first line that fails and why
