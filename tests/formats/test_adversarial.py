@@ -15,7 +15,7 @@ from fuzz_inputs import ADVERSARIAL, ADVERSARIAL_SIZES
 import robustcall.formats._bounds as bounds
 from robustcall.formats import OUTPUT_FORMATS, parse_tool_calls
 
-_PASSES = 8
+_PASSES = 12
 """Weighted characters read per character of text, at most (plus the ``ast`` budget, a constant);
 the work bound refuses a text at 16."""
 

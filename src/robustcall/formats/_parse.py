@@ -80,11 +80,11 @@ def parse_tool_calls(
     why = refusal(text)
     if why is not None:
         return ParseResult([], None, [why], refused=why)
-    fast = _fast_read(text, fmt)
-    if fast is not None and len(fast[0]) <= MAX_CALLS:  # past it, the parse below says why it refuses
-        return ParseResult([read_call(name, args) for name, args in fast[0]], fast[1], [])
-    outer = start_work(len(text))
+    outer = start_work(len(text))  # the fast readers charge it too (one account for every reader)
     try:
+        fast = _fast_read(text, fmt)
+        if fast is not None and len(fast[0]) <= MAX_CALLS:  # past it, the parse below says why it refuses
+            return ParseResult([read_call(name, args) for name, args in fast[0]], fast[1], [])
         return _bounded_parse(text, fmt, tools, report)
     finally:
         end_work(outer)
