@@ -104,3 +104,44 @@ def test_json_values_reads_what_hides_in_a_string_after_unclosed_openers() -> No
     ):
         assert json_values(text) == _json_values_one_by_one(text), text[:80]
         assert json_values(text)  # each has a value to find
+
+
+def _depth_loop(text: str) -> int:
+    """text_depth as a character loop (strings as the scan reads them; a closer below 0 ignored)."""
+    depth = best = 0
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c in "\"'":
+            i = _skip_string_loop(text, i)
+            continue
+        if c in "([{":
+            depth += 1
+            best = max(best, depth)
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return best
+
+
+def test_text_depth_agrees_with_a_character_loop() -> None:
+    from robustcall.formats._scan import text_depth
+
+    rng = random.Random(34)
+    alphabet = "ab :,\n\\\"'()[]{}"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert text_depth(text) == _depth_loop(text), text
+    for text in ("[" * 300 + "]" * 300, "'" + "{" * 300, "(" * 150 + "'x\n" + "[" * 120, ")]}" * 50 + "[[["):
+        assert text_depth(text) == _depth_loop(text), text[:40]
+
+
+def test_json_values_after_every_scan_is_made() -> None:
+    """Quotes that hide runs of openers from each scan use up the scans (``_MAX_PASSES``); the
+    openers after that are skipped by what the scans found, and the values still come out."""
+    from robustcall.formats._scan import _MAX_PASSES, _table, json_values
+
+    text = "".join("'" + "[" * 60 + "\n" + '{"a": ' + str(k) + "}" + "{" * 40 for k in range(2 * _MAX_PASSES))
+    assert len(text) > 512
+    assert json_values(text) == _json_values_one_by_one(text)
+    assert len(_table(text).passes) == _MAX_PASSES

@@ -84,7 +84,10 @@ AST_BUDGET = 30_000
 Short spans count too: a hundred nested calls of a few hundred characters each, repeated along a
 text, handed ``ast`` a hundred times the text (issue 34). The fast readers (the flat and token BFCL
 readers, the literal reader, the JSON decoder) read long texts without ``ast``; answers are about
-4 KB (Table 15: 1,024 output tokens), far below the bound."""
+4 KB (Table 15: 1,024 output tokens), far below the bound. A span ``ast`` fails on counts twice
+(:func:`ast_failed`): Python's parser then runs again for its error message, 1.4 µs a character on
+nested calls against 0.5 for a success, so failures get half the budget (a hundred nested failing
+calls took 32 ms, now at most about 20)."""
 _MEMO = 2
 """Recent readings kept per reader within one parse (:func:`recall`)."""
 
@@ -173,6 +176,13 @@ def ast_allowed(chars: int) -> bool:
     return True
 
 
+def ast_failed(chars: int) -> None:
+    """Count a ``chars``-long span ``ast.parse`` failed on once more (:data:`AST_BUDGET`)."""
+    account: _Account | None = getattr(_work, "account", None)
+    if account is not None:
+        account.ast_left -= chars
+
+
 def ast_may(chars: int) -> bool:
     """Whether :func:`ast_allowed` would allow ``chars`` now (nothing counted): lets a caller skip
     copying out a span that ``ast`` would not be handed."""
@@ -211,53 +221,6 @@ def check_call_count(n: int) -> None:
         raise ParseWorkExceeded(
             f"unreadable: the answer has more than {MAX_CALLS:,} calls; the parser reads at most {MAX_CALLS:,}"
         )
-
-
-_OPENERS = "([{"
-_CLOSERS = {")": "(", "]": "[", "}": "{"}
-
-
-def refusal(text: str) -> str | None:
-    """Why ``text`` is not parsed (too long, nested too deeply), or ``None`` when it is read."""
-    if len(text) > MAX_PARSE_CHARS:
-        return f"unreadable: the answer is {len(text):,} characters; the parser reads at most {MAX_PARSE_CHARS:,}"
-    if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
-        return None  # cannot nest deeper than it has openers (the common case: no scan)
-    depth = text_depth(text)
-    if depth > MAX_NESTING:
-        return f"unreadable: brackets nested {depth} levels deep; the parser reads at most {MAX_NESTING}"
-    return None
-
-
-def text_depth(text: str) -> int:
-    """Deepest bracket nesting of ``text`` outside quoted strings (a string ends at its quote or at
-    the end of its line, as :func:`robustcall.formats._scan.balanced` reads them)."""
-    depth = best = 0
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in _OPENERS:
-            depth += 1
-            best = max(best, depth)
-        elif c in _CLOSERS:
-            depth = max(0, depth - 1)
-        elif c == '"' or c == "'":
-            j = i + 1
-            while j < n:
-                d = text[j]
-                if d == "\\":
-                    j += 2
-                    continue
-                if d == c:
-                    j += 1
-                    break
-                if d == "\n":
-                    break
-                j += 1
-            i = j
-            continue
-        i += 1
-    return best
 
 
 def value_depth(value: Any, limit: int = MAX_NESTING) -> int:

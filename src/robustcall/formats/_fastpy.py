@@ -614,6 +614,8 @@ def read_literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any] | None
             return None, -1
         if end < stop and (i < 0 or i >= len(toks) - 2):  # the chunk's last token may be cut short
             chunk *= 4
+            if 2 * chunk >= stop - start:  # most of the span read already: read all of it next
+                chunk = stop - start
             continue
         if i < 0:
             return None, -1
@@ -749,4 +751,16 @@ def _has_keyword(name: str) -> bool:
 
 def _plain_name(t: str) -> bool:
     """An ASCII name or dotted name with no keyword in it (``ast`` folds non-ASCII names to NFKC)."""
-    return _NAME.fullmatch(t) is not None and not any(part in _KEYWORDS for part in t.split("."))
+    known = _plain_names.get(t)
+    if known is not None:
+        return known
+    plain = _NAME.fullmatch(t) is not None and not any(part in _KEYWORDS for part in t.split("."))
+    if len(_plain_names) >= _PLAIN_NAMES_KEPT:
+        _plain_names.clear()
+    _plain_names[t] = plain
+    return plain
+
+
+_plain_names: dict[str, bool] = {}
+""":func:`_plain_name`'s answers (a list of ten thousand calls names the same few again and again)."""
+_PLAIN_NAMES_KEPT = 4_096

@@ -22,7 +22,6 @@ from robustcall.formats._bounds import (
     charge,
     check_call_count,
     end_work,
-    refusal,
     start_work,
 )
 from robustcall.formats._canonical import canonical_calls
@@ -30,7 +29,7 @@ from robustcall.formats._fastpy import read_flat
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._pyvalues import has_bare, resolve_args
 from robustcall.formats._react import adhoc_calls, react_calls
-from robustcall.formats._scan import fenced_blocks, only_fence, strip_think
+from robustcall.formats._scan import fenced_blocks, only_fence, refusal, strip_think
 from robustcall.formats._tags import tag_calls
 from robustcall.formats._types import MISSING, Ctx, OutputFormat, ParseResult, RawCall
 
@@ -135,7 +134,8 @@ def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report:
     fence = only_fence(body)
     # the text whose "no call" is the format's own: the fence's contents when the text is one fence
     main = body if fence is None else fence
-    candidates = [*fenced_blocks(body), body] if fence is None else [fence]
+    # identical blocks read alike: each distinct one once (33,000 empty fences took 55 ms)
+    candidates = list(dict.fromkeys([*fenced_blocks(body), body])) if fence is None else [fence]
     try:
         order = DISPATCH.get(fmt, DISPATCH["json"])
         for variant in order:

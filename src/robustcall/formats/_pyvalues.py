@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from robustcall.core import ToolSpec
-from robustcall.formats._bounds import ast_allowed, charge, recall
+from robustcall.formats._bounds import ast_allowed, ast_failed, charge, recall
 from robustcall.formats._types import Ctx, RawCall
 
 _MAX_ABS = 1e300
@@ -280,6 +280,7 @@ def _parse_expr(text: str) -> ast.expr | None:
     try:
         return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        ast_failed(len(text))
         return None
 
 

@@ -8,7 +8,15 @@ import re
 from collections.abc import Container
 from typing import Any
 
-from robustcall.formats._bounds import MAX_NESTING, ast_may, charge, check_spans_tried, recall, span_memo
+from robustcall.formats._bounds import (
+    MAX_NESTING,
+    MAX_PARSE_CHARS,
+    ast_may,
+    charge,
+    check_spans_tried,
+    recall,
+    span_memo,
+)
 from robustcall.formats._fastpy import read_literal, read_literal_at
 from robustcall.formats._pyvalues import literal
 
@@ -68,7 +76,7 @@ _MAX_PASSES = 8
 
 
 class _Table:
-    __slots__ = ("closing", "depths", "passes", "strings", "text")
+    __slots__ = ("closing", "depths", "final", "passes", "strings", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -76,6 +84,7 @@ class _Table:
         self.depths: list[dict[int, int]] = []  # per scan: each closed span's nesting depth
         self.closing: list[int] | None = None  # the first pass's openers that close within the depth
         self.strings: list[int] = []  # where the first pass's strings start, ascending
+        self.final: list[int] | None = None  # once every scan is made: see _final_closing
 
 
 def next_opener_to_decode(text: str, j: int) -> int:
@@ -83,9 +92,15 @@ def next_opener_to_decode(text: str, j: int) -> int:
     deeper than :data:`MAX_NESTING` levels, such that every opener skipped is one of those too (as
     :func:`span_of` says): when one scan has been made, the next opener that scan saw close within
     the depth, or the next string it stepped over (openers inside it need their own scan),
-    whichever comes first; else ``j + 1``. Lets :func:`json_values` skip a run of ten thousand such
-    openers in one step."""
+    whichever comes first; when all :data:`_MAX_PASSES` scans are made (a quote hid the brackets
+    from the first), the next opener any scan saw close within the depth; else ``j + 1``. Lets
+    :func:`json_values` skip a run of ten thousand such openers in one step."""
     table = _table(text)
+    if len(table.passes) >= _MAX_PASSES:  # no scan is made any more: the table is final
+        if table.final is None:
+            table.final = _final_closing(table)
+        k = bisect.bisect_right(table.final, j)
+        return table.final[k] if k < len(table.final) else len(text)
     if len(table.passes) != 1 or j not in table.passes[0]:
         return j + 1
     if table.closing is None:
@@ -97,6 +112,23 @@ def next_opener_to_decode(text: str, j: int) -> int:
         if k < len(starts) and starts[k] < nxt:
             nxt = starts[k]
     return nxt
+
+
+def _final_closing(table: _Table) -> list[int]:
+    """Once the text's scans are all made, the openers :func:`span_of` finds closing within
+    :data:`MAX_NESTING` levels (each decided by the first scan that reached it, as there), ascending:
+    every other opener is one that :func:`json_values` skips."""
+    decided: set[int] = set()
+    out: list[int] = []
+    for ends, depths in zip(table.passes, table.depths, strict=True):
+        for k, end in ends.items():
+            if k in decided:
+                continue
+            decided.add(k)
+            if end > 0 and depths[k] <= MAX_NESTING:
+                out.append(k)
+    out.sort()
+    return out
 
 
 _last: _Table = _Table("")
@@ -121,10 +153,11 @@ def _table(text: str) -> _Table:
     return table
 
 
-_SPANS = re.compile(r"""["](?:[^"\\\n]|\\[\s\S])*+["]?+|['](?:[^'\\\n]|\\[\s\S])*+[']?+|[()\[\]{}]""")
+_SPANS = re.compile(r"""["](?:[^"\\\n]|\\[\s\S])*+["]?+|['](?:[^'\\\n]|\\[\s\S])*+[']?+|[()\[\]{}]++""")
 """What a scan sees: a string (from its quote to its closing quote, or up to the newline that ends
 it unclosed, an apostrophe in prose, or to the end of the text; a backslash escapes whatever
-follows it) or a bracket. Everything else is stepped over by the regex engine."""
+follows it) or a run of brackets (one match for ten thousand of them, each then read in turn).
+Everything else is stepped over by the regex engine."""
 
 
 def _scan_from(
@@ -145,29 +178,63 @@ def _scan_from(
             if strings is not None:
                 strings.append(i)
             continue
-        if c in _CLOSE:
-            stack.append(i)
-            want.append(_CLOSE[c])
-            inner.append(0)
-        elif stack:  # a closer
-            if c != want[-1]:  # every open span fails here
-                for j in stack:
-                    ends[j] = -1
-                stack.clear()
-                want.clear()
-                inner.clear()
-            else:
-                j = stack.pop()
-                ends[j] = i + 1
-                want.pop()
-                d = inner.pop() + 1
-                if depths is not None:
-                    depths[j] = d
-                if inner and inner[-1] < d:
-                    inner[-1] = d
+        for k in range(i, m.end()):  # a run of brackets, one at a time
+            c = text[k]
+            if c in _CLOSE:
+                stack.append(k)
+                want.append(_CLOSE[c])
+                inner.append(0)
+            elif stack:  # a closer
+                if c != want[-1]:  # every open span fails here
+                    for j in stack:
+                        ends[j] = -1
+                    stack.clear()
+                    want.clear()
+                    inner.clear()
+                else:
+                    j = stack.pop()
+                    ends[j] = k + 1
+                    want.pop()
+                    d = inner.pop() + 1
+                    if depths is not None:
+                        depths[j] = d
+                    if inner and inner[-1] < d:
+                        inner[-1] = d
     for j in stack:
         ends[j] = -1
     return ends
+
+
+def refusal(text: str) -> str | None:
+    """Why ``text`` is not parsed (too long, nested too deeply), or ``None`` when it is read."""
+    if len(text) > MAX_PARSE_CHARS:
+        return f"unreadable: the answer is {len(text):,} characters; the parser reads at most {MAX_PARSE_CHARS:,}"
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+        return None  # cannot nest deeper than it has openers (the common case: no scan)
+    depth = text_depth(text)
+    if depth > MAX_NESTING:
+        return f"unreadable: brackets nested {depth} levels deep; the parser reads at most {MAX_NESTING}"
+    return None
+
+
+_NOT_BRACKET = re.compile(r"""["](?:[^"\\\n]|\\[\s\S])*+["]?+|['](?:[^'\\\n]|\\[\s\S])*+[']?+|[^()\[\]{}"']++""")
+"""What :func:`text_depth` steps over: the strings :data:`_SPANS` reads, and runs of anything but a
+bracket or a quote."""
+
+
+def text_depth(text: str) -> int:
+    """Deepest bracket nesting of ``text`` outside quoted strings (a string ends at its quote or at
+    the end of its line, as :func:`balanced` reads them; a closer below depth 0 is ignored). The
+    regex engine drops the strings and everything but brackets; the loop sees brackets only."""
+    depth = best = 0
+    for c in _NOT_BRACKET.sub("", text):
+        if c == "(" or c == "[" or c == "{":
+            depth += 1
+            if depth > best:
+                best = depth
+        elif depth:
+            depth -= 1
+    return best
 
 
 def fenced_blocks(text: str) -> list[str]:

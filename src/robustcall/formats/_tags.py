@@ -23,8 +23,10 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
     out: list[RawCall] = []
     pos = 0
     closes: dict[str, Any] = {}  # tag -> the first closing tag at or after the last search (None: none)
+    ahead: re.Match[str] | None = None  # the next tag found while reading a body, searched once
     while True:
-        m = _OPEN.search(text, pos)
+        m = ahead if ahead is not None and ahead.start() == pos else _OPEN.search(text, pos)
+        ahead = None
         charge((m.end() if m is not None else len(text)) - pos, "tags")
         if m is None:
             return out
@@ -43,7 +45,7 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
                 cm = re.compile(rf"</{re.escape(key)}\s*>", re.I).search(text, after)
                 charge((cm.end() if cm is not None else len(text)) - after, "tags")
                 closes[key] = cm  # None: no closing tag anywhere further on, for later tags either
-            nxt = _OPEN.search(text, after)
+            nxt = ahead = _OPEN.search(text, after)
             charge((nxt.end() if nxt is not None else len(text)) - after, "tags")
             stop = cm.start() if cm else len(text)
             if nxt is not None and nxt.start() < stop:
@@ -51,7 +53,9 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
             body = text[after:stop]
             pos = cm.end() if cm is not None and cm.start() == stop else stop
             suffix = after if stop == len(text) else None
-        if tag == "tool" and not attrs and body.strip() and body.strip()[0] not in "{[":
+        if not attrs and not body.strip():
+            continue  # a bare tag without a body describes no call (nine thousand of them: 37 ms)
+        if tag == "tool" and not attrs and body.strip()[0] not in "{[":
             name = body.strip().strip("`'\"")
             args: dict[str, Any] = {}
             start = pos
