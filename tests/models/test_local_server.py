@@ -37,8 +37,6 @@ FAKE_SERVER = textwrap.dedent(
         print("version: fake"); sys.exit(0)
     if "--fail" in args:
         print("error: failed to load model"); sys.exit(1)
-    if "--old" in args and "--spec-type" in args:  # a build from before speculative decoding's flags
-        print("error: invalid argument: --spec-type"); sys.exit(1)
     port = int(args[args.index("--port") + 1])
     t0 = time.monotonic()
     asked = [0]
@@ -109,19 +107,6 @@ def test_server_starts_on_a_free_port_waits_for_health_and_stops(fake_binary, tm
     server.stop()
     assert proc.poll() is not None and not server.running
     server.stop()  # idempotent
-
-
-def test_speculative_decoding_is_on_and_an_older_server_runs_without_it(fake_binary, tmp_path):
-    server = _server(fake_binary, tmp_path)
-    asyncio.run(server.start())
-    cmd = server.command(server.port or 0)
-    assert cmd[cmd.index("--spec-type") + 1] == "ngram-mod"
-    assert cmd[cmd.index("--spec-ngram-mod-n-max") + 1] == "64"
-    server.stop()
-    old = _server(fake_binary, tmp_path, "--old")
-    asyncio.run(old.start())  # refused the flags, then started without them
-    assert old.running and "--spec-type" not in old.command(old.port or 0)
-    old.stop()
 
 
 def test_a_server_that_exits_at_startup_reports_its_log(fake_binary, tmp_path):

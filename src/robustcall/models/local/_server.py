@@ -73,24 +73,6 @@ def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     return any(line.startswith("flags") and " amx_int8" in line for line in text.splitlines())
 
 
-SPECULATIVE_ARGS = (
-    "--spec-type",
-    "ngram-mod",
-    "--spec-ngram-mod-n-match",
-    "8",
-    "--spec-ngram-mod-n-min",
-    "4",
-    "--spec-ngram-mod-n-max",
-    "64",
-)
-"""Speculative decoding from n-grams of the context itself (no draft model): a tool call mostly
-copies names and values from the prompt, so drafts of up to 64 tokens found after an 8-token match
-are checked in one batch. On the quiet 2-core machine the main job's generation took 32 s instead
-of 55 s for the same 32 records, every answer identical (docs/run.md, "The main job on the local
-model"). Decoding stays greedy and the order of requests fixed, so answers do not depend on load;
-a llama-server that does not know these flags (one adopted with ``--llama-server``) runs without."""
-
-
 class LlamaServer:
     """One ``llama-server`` child serving one GGUF with our chat template."""
 
@@ -106,7 +88,6 @@ class LlamaServer:
         host: str = "127.0.0.1",
         log_dir: Path,
         extra_args: Sequence[str] = (),
-        speculative_args: Sequence[str] = SPECULATIVE_ARGS,
         startup_timeout_s: float = 180.0,
         stop_grace_s: float = 5.0,
     ) -> None:
@@ -119,7 +100,6 @@ class LlamaServer:
         self.host = host
         self.log_dir = log_dir
         self.extra_args = list(extra_args)
-        self.speculative_args = list(speculative_args)
         self.startup_timeout_s = startup_timeout_s
         self.stop_grace_s = stop_grace_s
         self.port: int | None = None
@@ -160,7 +140,6 @@ class LlamaServer:
             "--threads",
             str(self.threads),
             *(["--no-repack"] if cpu_has_amx() else []),
-            *self.speculative_args,
             *self.extra_args,
         ]
         return cmd
@@ -218,9 +197,6 @@ class LlamaServer:
                 return self.base_url
             tail = self._log_tail()
             self.stop()
-            if self.speculative_args and _refused_flag(tail, self.speculative_args):
-                self.speculative_args = []  # an older llama-server: run it without them
-                continue
             if "bind" not in tail.lower() and "address" not in tail.lower():
                 break  # not a port race: do not try again
         raise ServerStartError(f"llama-server exited during startup; log {self.log_path}:\n{self._log_tail()}")
@@ -235,11 +211,3 @@ class LlamaServer:
             self._finalizer = None
         with contextlib.suppress(Exception):
             atexit.unregister(self.stop)
-
-
-def _refused_flag(log_tail: str, args: Sequence[str]) -> bool:
-    """Whether llama-server's startup log says it does not know one of ``args``' flags."""
-    low = log_tail.lower()
-    if "invalid argument" not in low and "unknown argument" not in low and "error: " not in low:
-        return False
-    return any(a.startswith("--") and a in log_tail for a in args)
