@@ -147,6 +147,7 @@ def main() -> None:
             help="reuse the answer of an identical earlier request (LocalModel(reuse_answers=))",
         )
         ap.add_argument(f"--{side}-args", default="", help="extra llama-server flags")
+        ap.add_argument(f"--{side}-binary", type=Path, default=None, help="another llama-server build")
     args = ap.parse_args()
     bench = _bench(args.bench)
     clean = sorted(read_jsonl(bench / "clean.jsonl", Sample), key=lambda s: s.id)
@@ -174,6 +175,9 @@ def main() -> None:
             server_args=shlex.split(side.args),
             reuse_answers=side.reuse,
         )
+        binary = getattr(args, f"{side.name}_binary")
+        if binary is not None:
+            side.model.server.binary = binary
     rounds = [chosen[i : i + args.round] for i in range(0, len(chosen), args.round)]
     counts: list[int] = []
     print(f"llama-server threads: {threads} on both sides", flush=True)
