@@ -676,8 +676,13 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         if toks[i] == "]":
             return items, i + 1
         while True:
-            v, i = _literal(toks, i, depth)
-            items.append(v)
+            t = toks[i]
+            if _plain_int(t):  # the common item, read without a call (fifty thousand of them: 2x)
+                items.append(int(t))
+                i += 1
+            else:
+                v, i = _literal(toks, i, depth)
+                items.append(v)
             i = _after_item(toks, i, "]")
             if i < 0:
                 return items, -i
@@ -723,6 +728,12 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         return _value(t, _no_token), i + 1  # a string or a number: _value reads no further token
     except (_Bail, ValueError, SyntaxError):
         raise _Bail(i) from None
+
+
+def _plain_int(t: str) -> bool:
+    """An ASCII decimal integer token that :func:`_value` reads as ``int(t)`` (no leading zero, and
+    short enough for ``int``): the others take the general path."""
+    return t.isdigit() and t.isascii() and (t[0] != "0" or len(t) == 1) and len(t) < 4_000
 
 
 def _no_token() -> str:

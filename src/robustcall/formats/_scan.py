@@ -50,10 +50,13 @@ def balanced(text: str, start: int) -> int | None:
     if len(table.passes) >= _MAX_PASSES:
         return None
     depths: dict[int, int] = {}
+    strings: list[int] = []
     charge(len(text) - start, "scan")
-    ends = _scan_from(text, start, table.strings if not table.passes else None, depths)
+    ends = _scan_from(text, start, strings, depths)
     table.passes.append(ends)
     table.depths.append(depths)
+    table.strings.append(strings)
+    table.closing.append(None)
     got = ends[start]
     return got if got > 0 else None
 
@@ -82,35 +85,39 @@ class _Table:
         self.text = text
         self.passes: list[dict[int, int]] = []
         self.depths: list[dict[int, int]] = []  # per scan: each closed span's nesting depth
-        self.closing: list[int] | None = None  # the first pass's openers that close within the depth
-        self.strings: list[int] = []  # where the first pass's strings start, ascending
+        self.closing: list[list[int] | None] = []  # per scan, when asked: its openers closing within the depth
+        self.strings: list[list[int]] = []  # per scan: where the strings it stepped over start, ascending
         self.final: list[int] | None = None  # once every scan is made: see _final_closing
 
 
 def next_opener_to_decode(text: str, j: int) -> int:
     """Where to look for the next opener after ``j``, an opener whose span does not close or nests
     deeper than :data:`MAX_NESTING` levels, such that every opener skipped is one of those too (as
-    :func:`span_of` says): when one scan has been made, the next opener that scan saw close within
-    the depth, or the next string it stepped over (openers inside it need their own scan),
-    whichever comes first; when all :data:`_MAX_PASSES` scans are made (a quote hid the brackets
-    from the first), the next opener any scan saw close within the depth; else ``j + 1``. Lets
-    :func:`json_values` skip a run of ten thousand such openers in one step."""
+    :func:`span_of` says): when a scan reached ``j``, the next opener that scan saw close within the
+    depth, or the next string it stepped over (openers inside it need their own scan), whichever
+    comes first (two scans that both reach an opener outside a string read everything after it
+    alike, so they agree on it); when all :data:`_MAX_PASSES` scans are made and none reached
+    ``j`` (a quote hid it), the next opener any scan saw close within the depth; else ``j + 1``.
+    Lets :func:`json_values` skip a run of ten thousand such openers in one step."""
     table = _table(text)
-    if len(table.passes) >= _MAX_PASSES:  # no scan is made any more: the table is final
-        if table.final is None:
+    k = next((n for n, ends in enumerate(table.passes) if j in ends), -1)  # the scan that reached j
+    if k < 0:
+        if len(table.passes) < _MAX_PASSES:
+            return j + 1
+        if table.final is None:  # no scan is made any more: the table is final
             table.final = _final_closing(table)
-        k = bisect.bisect_right(table.final, j)
-        return table.final[k] if k < len(table.final) else len(text)
-    if len(table.passes) != 1 or j not in table.passes[0]:
-        return j + 1
-    if table.closing is None:
-        depths = table.depths[0]
-        table.closing = sorted(k for k, end in table.passes[0].items() if end > 0 and depths[k] <= MAX_NESTING)
+        at = bisect.bisect_right(table.final, j)
+        return table.final[at] if at < len(table.final) else len(text)
+    closing = table.closing[k]
+    if closing is None:
+        depths = table.depths[k]
+        closing = sorted(o for o, end in table.passes[k].items() if end > 0 and depths[o] <= MAX_NESTING)
+        table.closing[k] = closing
     nxt = len(text)
-    for starts in (table.closing, table.strings):  # the first after j of each, found without a copy
-        k = bisect.bisect_right(starts, j)
-        if k < len(starts) and starts[k] < nxt:
-            nxt = starts[k]
+    for starts in (closing, table.strings[k]):  # the first after j of each, found without a copy
+        at = bisect.bisect_right(starts, j)
+        if at < len(starts) and starts[at] < nxt:
+            nxt = starts[at]
     return nxt
 
 
