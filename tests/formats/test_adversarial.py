@@ -36,8 +36,8 @@ def test_each_adversarial_shape_is_read_in_linear_work(shape: str) -> None:
             assert took < 2.0, (shape, size, fmt, took)  # a stall, not the goal: 0.01-0.5 s here
             assert not (got.refused and got.calls)
             assert "more parsing than" not in (got.refused or ""), (shape, size, fmt)  # never the work bound
-            if got.refused is not None and "nested" in got.refused:
-                continue  # refused before reading: the depth bound saw the brackets
+            if got.refused is not None and ("nested" in got.refused or "brackets;" in got.refused):
+                continue  # refused before reading: the depth or the bracket bound saw the brackets
             work = _work()
             assert work <= _PASSES * len(text) + bounds.AST_BUDGET, (shape, size, fmt, work / len(text))
 
@@ -45,7 +45,10 @@ def test_each_adversarial_shape_is_read_in_linear_work(shape: str) -> None:
 def test_the_issue_34_shapes_read_no_value_deeper_than_the_bound() -> None:
     """The reported shapes: what they hold, read as the depth bound says (a value nests at most
     100 levels; the 100 innermost braces of ``'{{{...}}}`` are a set of sets in Python)."""
-    got = parse_tool_calls("'" + "{" * 49_999 + "}" * 49_999, "bfcl")
+    got = parse_tool_calls("'" + "{" * 4_999 + "}" * 4_999, "bfcl")
     assert got.refused is None and got.calls == []
-    inside = "'" + "[" * 3_000 + '{"name": "f", "arguments": {"a": 1}}' + "]" * 3_000
+    # the issue's 99,999 characters hold 99,998 brackets: refused before any reader runs
+    big = parse_tool_calls("'" + "{" * 49_999 + "}" * 49_999, "bfcl")
+    assert big.refused == "unreadable: the answer has 99,998 brackets; the parser reads at most 10,000"
+    inside = "'" + "[" * 3_000 + '{"name": "f", "arguments": {"a": 1}}' + "]" * 3_000  # 6,004 brackets
     assert [(c.name, c.arguments) for c in parse_tool_calls(inside, "json").calls] == [("f", {"a": 1})]

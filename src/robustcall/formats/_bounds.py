@@ -21,6 +21,12 @@ Every reader is linear; :data:`PARSE_WORK_FACTOR` bounds how often they re-read 
 MAX_NESTING = 100
 """Deepest bracket nesting parsed, in text and in structured arguments (BFCL's deepest golden answer
 nests 4 levels; pydantic refuses to serialise past 255, which would stop the record writer)."""
+MAX_BRACKETS = 10_000
+"""Most brackets (``()[]{}``, in strings too) in a parsed text: ten times what an answer of Table 15's
+1,024 output tokens could hold in a call, so no valid answer comes near. Every reader that tries
+spans pays per bracket (the bracket scans about 0.3 µs each compiled, up to eight scans a text, and
+the JSON reader a step per opener it skips): 50,000 brackets after a fragment of another format
+took 50-105 ms; at most 10,000 keep any text within a fifth of that."""
 MAX_INT_DIGITS = 4_300
 """Python's own limit on int <-> str conversion; longer integer literals are unreadable."""
 

@@ -29,7 +29,7 @@ from robustcall.formats._fastpy import read_flat
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._pyvalues import has_bare, resolve_args
 from robustcall.formats._react import adhoc_calls, react_calls
-from robustcall.formats._scan import fenced_blocks, only_fence, refusal, strip_think
+from robustcall.formats._scan import fenced_blocks, only_fence, refusal, strip_think, too_many_brackets
 from robustcall.formats._tags import tag_calls
 from robustcall.formats._types import MISSING, Ctx, OutputFormat, ParseResult, RawCall
 
@@ -237,6 +237,8 @@ def _fast_read(text: str, fmt: OutputFormat) -> tuple[list[tuple[str, dict[str, 
     does (a flat plain BFCL list, or a canonical tagged / JSON-blob / ReAct rendering nesting within
     the bounds), past :data:`MAX_CALLS` too; ``None`` when they decline. No work account is needed:
     each reads the text once, in linear time."""
+    if too_many_brackets(text):
+        return None  # parse_tool_calls refuses it
     first = text[:1]  # a text that begins with one of these is no plain BFCL list: not stripped off
     s = _plain_bfcl_list(text) if fmt == "bfcl" and first != "<" and first != "{" and first != "A" else None
     if s is not None:

@@ -9,6 +9,7 @@ from collections.abc import Container
 from typing import Any
 
 from robustcall.formats._bounds import (
+    MAX_BRACKETS,
     MAX_NESTING,
     MAX_PARSE_CHARS,
     ast_may,
@@ -216,12 +217,23 @@ def refusal(text: str) -> str | None:
     """Why ``text`` is not parsed (too long, nested too deeply), or ``None`` when it is read."""
     if len(text) > MAX_PARSE_CHARS:
         return f"unreadable: the answer is {len(text):,} characters; the parser reads at most {MAX_PARSE_CHARS:,}"
-    if text.count("(") + text.count("[") + text.count("{") <= MAX_NESTING:
+    openers = text.count("(") + text.count("[") + text.count("{")
+    if openers <= MAX_NESTING:
         return None  # cannot nest deeper than it has openers (the common case: no scan)
+    brackets = openers + text.count(")") + text.count("]") + text.count("}")
+    if brackets > MAX_BRACKETS:  # (too_many_brackets says the same)
+        return f"unreadable: the answer has {brackets:,} brackets; the parser reads at most {MAX_BRACKETS:,}"
     depth = text_depth(text)
     if depth > MAX_NESTING:
         return f"unreadable: brackets nested {depth} levels deep; the parser reads at most {MAX_NESTING}"
     return None
+
+
+def too_many_brackets(text: str) -> bool:
+    """Whether :func:`refusal` refuses ``text`` for its brackets (:data:`MAX_BRACKETS`)."""
+    if len(text) <= MAX_BRACKETS:
+        return False
+    return sum(text.count(c) for c in "()[]{}") > MAX_BRACKETS
 
 
 _NOT_BRACKET = re.compile(r"""["](?:[^"\\\n]|\\[\s\S])*+["]?+|['](?:[^'\\\n]|\\[\s\S])*+[']?+|[^()\[\]{}"']++""")
