@@ -9,8 +9,11 @@ stalled or slowed a reader, the adversarial ones of issue 34 among them) at 99 K
 in every output format, then the adversarial shapes (``fuzz_inputs.ADVERSARIAL``: an open quote
 before deep nestings of every bracket kind, with colons, hashes, escapes, digits, keyword
 arguments, fences and tags) at 1 KB, 10 KB and 99 KB, the worst format's time; each cell is the
-least CPU time of ``--repeat`` tries (load from other work only slows a try down), and a shape over
-the limit in any format is listed. One in a hundred fuzz inputs is such a shape too (300 B to 99 KB,
+least CPU time of ``--repeat`` parses, each as a new answer's (the readers' tables of earlier texts
+dropped first, ``fuzz_inputs.check``: a text parsed again finds its scans; load from other work only
+slows a try down), and a shape over the limit in any format is listed. Then every shape with every
+fragment of another format before it and after it, in every format, once each (``--no-fragments``
+skips it). One in a hundred fuzz inputs is such a shape too (300 B to 99 KB,
 sometimes between fragments of another format).
 
 The inputs are generated in ``--processes`` worker processes, each taking every k-th chunk of the
@@ -40,6 +43,7 @@ from fuzz_inputs import (
     ADVERSARIAL,
     ADVERSARIAL_SIZES,
     CANARY_FILE,
+    FRAGMENTS,
     PATHOLOGICAL,
     Canary,
     check,
@@ -125,6 +129,39 @@ def adversarial_table(repeat: int, limit_s: float) -> list[str]:
     return over
 
 
+def _fragment_cells(name: str) -> list[tuple[float, str, str, str]]:
+    """The shape ``name`` at 99 KB with each fragment before it and after it, in every format: the
+    three slowest (ms, where, fragment, format)."""
+    warnings.simplefilter("ignore")
+    scorers = {fmt: SampleScorer(fuzz_sample(fmt)) for fmt in FORMATS}
+    base = PATHOLOGICAL[name](SHAPE_SIZE)
+    cells = []
+    for where in ("before", "after"):
+        for frag in FRAGMENTS:
+            text = (frag + base if where == "before" else base + frag)[:99_900]
+            for fmt in FORMATS:
+                cells.append((1e3 * check(text, fmt, scorers), where, frag, fmt))
+    return sorted(cells, reverse=True)[:3]
+
+
+def fragments_table(processes: int, limit_s: float) -> list[str]:
+    """Every shape at 99 KB with every fragment of another format before it and after it (how the
+    fuzz stream wraps three in ten of them), in every format, one cold parse each: the slowest per
+    shape; returns the shapes over the limit."""
+    print(f"{'shape + fragment (99 KB)':26s} slowest of {2 * len(FRAGMENTS) * len(FORMATS)} parses, CPU ms")
+    names = sorted(PATHOLOGICAL)
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        results = pool.map(_fragment_cells, names)
+    over: list[str] = []
+    for name, cells in zip(names, results, strict=True):
+        ms, where, frag, fmt = cells[0]
+        flag = "   over" if ms > 1e3 * limit_s else ""
+        if flag:
+            over.append(name)
+        print(f"{name:26s}{ms:8.1f}  ({fmt}, {frag!r:.30} {where}){flag}", flush=True)
+    return over
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=1_000_000)
@@ -133,7 +170,8 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=10_000)
     ap.add_argument("--limit-ms", type=float, default=50.0)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--shapes-only", action="store_true", help="print the shapes table only")
+    ap.add_argument("--shapes-only", action="store_true", help="print the shapes tables only")
+    ap.add_argument("--no-fragments", action="store_true", help="skip the shapes-with-fragments table")
     a = ap.parse_args()
     limit_s = a.limit_ms / 1e3
     CANARY_FILE.unlink(missing_ok=True)
@@ -142,6 +180,10 @@ def main() -> None:
     adv_over = adversarial_table(a.repeat, limit_s)
     print(f"adversarial shapes over {a.limit_ms:g} ms at some size: {len(adv_over)} of {len(ADVERSARIAL)} {adv_over}")
     over += adv_over
+    if not a.no_fragments:
+        frag_over = fragments_table(a.processes, limit_s)
+        print(f"shapes with a fragment over {a.limit_ms:g} ms: {len(frag_over)} of {len(PATHOLOGICAL)} {frag_over}")
+        over += frag_over
     if a.shapes_only:
         sys.exit(1 if over else 0)
     jobs = [(a.seed, start, min(a.chunk, a.n - start), limit_s) for start in range(0, a.n, a.chunk)]

@@ -16,6 +16,7 @@ from typing import Any
 
 from robustcall.core import EvalConfig, GoldenAnswer, Message, Sample, SourceInfo, ToolSpec
 from robustcall.formats import parse_tool_calls, read_tool_calls
+from robustcall.formats._parse import forget_texts
 from robustcall.score import SampleScorer
 
 CANARY_MODULE = "robustcall_fuzz_canary"
@@ -40,7 +41,7 @@ PAYLOADS = (
     f"__import__('os').popen('touch {CANARY_FILE}')",
 )
 
-_FRAGMENTS = (
+FRAGMENTS = (
     "[", "]", "(", ")", "{", "}", ",", ":", "=", "'", '"', "\\", "\n", " ", "  ", "\t",
     "f(", "g.h(", "get_weather(", "a=", "b=", "city=", '"Paris"', "'x'", "1", "-2", "3.5", "1e9",
     "1e999", "-1e999", "nan", "inf", "True", "False", "None", "null", "true", "//", "/", "*", "+",
@@ -142,6 +143,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "tagged_nesting": lambda k: "<tool_call>'" + _nest("[", k // 2 - 14) + "</tool_call>",
     "tag_attr_nesting": lambda k: "<tool name='f' parameters=" + _nest("{", k // 2 - 20) + "/>",
     "react_nesting": lambda k: "Action: f\nAction Input: '" + _nest("{", k // 2 - 20),
+    # at the bracket bound (MAX_BRACKETS: more brackets are refused unread), the rest dense tokens
+    "bound_quote_tokens": lambda k: "'" + _nest("[", min(k // 4, 4_990), "1," * ((k - 2 * min(k // 4, 4_990)) // 2)),
+    "bound_kwarg_prose": lambda k: (
+        "It's f(k=" + _nest("{", min(k // 4, 4_990), " word" * ((k - 2 * min(k // 4, 4_990)) // 5)) + ")"
+    ),
+    "bound_fragments": lambda k: ('[f(a=1)] \'[{"a": ' * min(k // 17, 1_600) + " word" * k)[:k],
 }
 """Shapes of issue 34 and its family: an opened, never closed quote (which hides the brackets after
 it from the depth bound's scan) before deep nestings of every bracket kind, with colons, hashes,
@@ -158,7 +165,7 @@ def adversarial(rng: random.Random) -> str:
     of another format (at most 99,900 characters)."""
     text = ADVERSARIAL[rng.choice(sorted(ADVERSARIAL))](rng.choice(ADVERSARIAL_SIZES))
     if rng.random() < 0.3:
-        text = rng.choice(_FRAGMENTS) + text + rng.choice(_FRAGMENTS)
+        text = rng.choice(FRAGMENTS) + text + rng.choice(FRAGMENTS)
     return text[:99_900]
 
 
@@ -167,7 +174,7 @@ def pathological(rng: random.Random) -> str:
     fragments of another format (at most 100 KB: longer texts are refused unread)."""
     text = PATHOLOGICAL[rng.choice(sorted(PATHOLOGICAL))](rng.choice(PATHOLOGICAL_SIZES))
     if rng.random() < 0.3:
-        text = rng.choice(_FRAGMENTS) + text + rng.choice(_FRAGMENTS)
+        text = rng.choice(FRAGMENTS) + text + rng.choice(FRAGMENTS)
     return text[:99_900]
 
 
@@ -191,7 +198,7 @@ def one_input(rng: random.Random) -> str:
         elif r < 0.12:
             parts.append(_number(rng))
         else:
-            parts.append(rng.choice(_FRAGMENTS))
+            parts.append(rng.choice(FRAGMENTS))
     text = "".join(parts)
     if rng.random() < 0.3:  # wrap as a call so the readers get far
         name = rng.choice(("f", "get_weather", "g.h"))
@@ -236,10 +243,13 @@ def fuzz_sample(fmt: str) -> Sample:
 
 
 def check(text: str, fmt: Any, scorers: dict[str, SampleScorer]) -> float:
-    """Parse and score one input; returns the CPU seconds it took (this process's CPU time, so that
-    other work on a shared machine does not count; raises whatever the parser raises).
+    """Parse and score one input as a new answer (the readers' tables of earlier texts dropped: an
+    equal text parsed again would find its scans); returns the CPU seconds it took (this process's
+    CPU time, so that other work on a shared machine does not count; raises whatever the parser
+    raises).
     BFCL text goes through the batch scorer's reader (its fast paths first), the rest through
     ``parse_tool_calls``."""
+    forget_texts()  # a new answer's cost: no bracket table kept from a parse of the same text
     t0 = time.process_time()
     scorer = scorers[fmt]
     if fmt == "bfcl":

@@ -649,6 +649,13 @@ _AST_MAX_BRACKETS = 200
 """CPython's tokenizer refuses deeper bracket nesting ("too many nested parentheses")."""
 
 
+def forget_texts() -> None:
+    """Drop what this module remembers of the texts it read (as ``_scan.forget_texts``)."""
+    global _odd_last
+    _odd_last = _OddTable("")
+    _plain_names.clear()
+
+
 def _has_odd(text: str, start: int, stop: int) -> bool:
     """Whether ``text[start:stop]`` has a character of :data:`_ODD_OR_SURROGATE`: found once per
     text (the one text remembered), then looked up per span."""

@@ -25,11 +25,13 @@ from robustcall.formats._bounds import (
     start_work,
 )
 from robustcall.formats._canonical import canonical_calls
+from robustcall.formats._fastpy import forget_texts as _forget_literal_tables
 from robustcall.formats._fastpy import read_flat
 from robustcall.formats._jsonblob import json_calls
 from robustcall.formats._pyvalues import has_bare, resolve_args
 from robustcall.formats._react import adhoc_calls, react_calls
 from robustcall.formats._scan import fenced_blocks, only_fence, refusal, strip_think, too_many_brackets
+from robustcall.formats._scan import forget_texts as _forget_bracket_tables
 from robustcall.formats._tags import tag_calls
 from robustcall.formats._types import MISSING, Ctx, OutputFormat, ParseResult, RawCall
 
@@ -150,6 +152,13 @@ def dispatch(text: str, fmt: OutputFormat, tools: list[ToolSpec] | None, report:
     except RecursionError:
         ctx.drop("text nested too deeply to read")
     return ParseResult([], None, ctx.dropped)
+
+
+def forget_texts() -> None:
+    """Drop every table the readers keep of the last texts they read: the next parse of any text
+    costs what a new answer's does (benchmarks time it so)."""
+    _forget_bracket_tables()
+    _forget_literal_tables()
 
 
 def _plain_bfcl_list(text: str) -> str | None:
