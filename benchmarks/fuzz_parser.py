@@ -27,6 +27,7 @@ usage: nice python benchmarks/fuzz_parser.py [--n 1000000] [--seed 2022] [--proc
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
 import os
 import random
@@ -129,9 +130,10 @@ def adversarial_table(repeat: int, limit_s: float) -> list[str]:
     return over
 
 
-def _fragment_cells(name: str) -> list[tuple[float, str, str, str]]:
+def _fragment_cells(name: str, limit_s: float = 0.05) -> list[tuple[float, str, str, str]]:
     """The shape ``name`` at 99 KB with each fragment before it and after it, in every format: the
-    three slowest (ms, where, fragment, format)."""
+    three slowest (ms, where, fragment, format); a parse over the limit is timed again, as the fuzz
+    does (other work on the machine only ever slows a try down)."""
     warnings.simplefilter("ignore")
     scorers = {fmt: SampleScorer(fuzz_sample(fmt)) for fmt in FORMATS}
     base = PATHOLOGICAL[name](SHAPE_SIZE)
@@ -140,7 +142,10 @@ def _fragment_cells(name: str) -> list[tuple[float, str, str, str]]:
         for frag in FRAGMENTS:
             text = (frag + base if where == "before" else base + frag)[:99_900]
             for fmt in FORMATS:
-                cells.append((1e3 * check(text, fmt, scorers), where, frag, fmt))
+                took = check(text, fmt, scorers)
+                if took > limit_s:
+                    took = min(took, check(text, fmt, scorers))
+                cells.append((1e3 * took, where, frag, fmt))
     return sorted(cells, reverse=True)[:3]
 
 
@@ -151,7 +156,7 @@ def fragments_table(processes: int, limit_s: float) -> list[str]:
     print(f"{'shape + fragment (99 KB)':26s} slowest of {2 * len(FRAGMENTS) * len(FORMATS)} parses, CPU ms")
     names = sorted(PATHOLOGICAL)
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        results = pool.map(_fragment_cells, names)
+        results = pool.map(functools.partial(_fragment_cells, limit_s=limit_s), names)
     over: list[str] = []
     for name, cells in zip(names, results, strict=True):
         ms, where, frag, fmt = cells[0]

@@ -10,6 +10,10 @@ from urllib.parse import parse_qsl
 from robustcall.formats._scan import decode_object, loads_lenient
 from robustcall.formats._types import Ctx, RawCall
 
+MAX_QUERY_FIELDS = 1_000
+"""Most ``p=v`` fields read from one ``fn?p1=v1&p2=v2`` call; past it ``parse_qsl`` raises a
+``ValueError`` and the answer is unreadable (as past any bound): 25,000 fields took 33 ms."""
+
 _ACTION = re.compile(r"^[ \t]*(?:\*\*)?(Action|ActionCode|Action Code)(?:\*\*)?[ \t]*:(.*)", re.M)
 _INPUT = re.compile(r"^[ \t]*(?:\*\*)?Action[ _]?Input(?:\*\*)?[ \t]*:[ \t]*", re.M)
 _FUNCTION = re.compile(r"^[ \t]*Function[ \t]*:([^\n]++)\n[ \t]*Parameters[ \t]*:[ \t]*", re.M)
@@ -83,7 +87,7 @@ def _input_args(rest: str, name: str, ctx: Ctx) -> dict[str, Any]:
         if ok and isinstance(value, str):
             ok, value = loads_lenient(value)
         if not ok and "=" in line and "&" in line:
-            return dict(parse_qsl(line, keep_blank_values=True))
+            return dict(parse_qsl(line, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS))
     if ok and isinstance(value, dict):
         return {str(k): v for k, v in value.items()}
     if ok and value in (None, "", [], "None", "none", "null"):
@@ -104,7 +108,13 @@ def adhoc_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         else:
             line = rest.split("\n", 1)[0].strip()
             ok, val = loads_lenient(line)
-            args = val if ok and isinstance(val, dict) else dict(parse_qsl(line)) if "=" in line else None
+            args = (
+                val
+                if ok and isinstance(val, dict)
+                else dict(parse_qsl(line, max_num_fields=MAX_QUERY_FIELDS))
+                if "=" in line
+                else None
+            )
         if args is None:
             ctx.drop(f"{name}: Parameters not read: {rest[:80]!r}")
             args = {}
