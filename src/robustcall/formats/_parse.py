@@ -250,6 +250,8 @@ def _fast_read(text: str, fmt: OutputFormat) -> tuple[list[tuple[str, dict[str, 
         return None  # parse_tool_calls refuses it
     first = text[:1]  # a text that begins with one of these is no plain BFCL list: not stripped off
     s = _plain_bfcl_list(text) if fmt == "bfcl" and first != "<" and first != "{" and first != "A" else None
+    if s == "[]":  # the explicit empty answer (many in BFCL's irrelevance categories): no reader needed
+        return [], "bfcl"
     if s is not None:
         try:
             flat = read_flat(s)  # a flat list nests 3 deep: no depth to check

@@ -31,6 +31,9 @@ def error_mode(
     return modes.classify(raw, [(c.name, c.arguments) for c in calls])
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 class ErrorModes:
     """:func:`error_mode` for one sample (golden names prepared once); calls as ``(name, args)``."""
 
@@ -44,11 +47,11 @@ class ErrorModes:
         alternatives: bool = False,
         distractors: Iterable[str] = (),
     ) -> None:
-        gold = list(golden_names)
-        self._gold = sorted(gold)
-        self._gold_set = frozenset(gold)
+        # built per record on the per-record path, so kept to what every classification reads
+        self._gold = list(golden_names)  # sorted where compared (a few names), not for every record
+        self._gold_set = frozenset(self._gold)
         # the distractors a call may have picked: only under Reward, never a golden name
-        self._bias = frozenset(distractors) - self._gold_set if component == "reward" else frozenset()
+        self._bias = frozenset(distractors).difference(self._gold) if component == "reward" else _NONE
         self._alternatives = alternatives
 
     def classify(self, raw: str, calls: Sequence[tuple[str, Any]]) -> ErrorMode:
@@ -63,6 +66,6 @@ class ErrorModes:
                 off = True
         if off:
             return "wrong"
-        if self._alternatives or sorted(name for name, _ in calls) == self._gold:
+        if self._alternatives or sorted(name for name, _ in calls) == sorted(self._gold):
             return "param_mismatch"
         return "other"

@@ -45,12 +45,15 @@ class GoldenModeError(ValueError):
     """A sample whose ``golden_mode`` its scoring method does not read."""
 
 
+_ALL_ONLY = frozenset({"all"})
+
+
 def golden_mode(sample: Sample) -> str:
     """The sample's ``golden_mode`` (default ``all``); :class:`GoldenModeError` when its scoring
     method does not read that mode."""
     mode = sample.source.extra.get("golden_mode", "all")
     method = sample.eval_config.method
-    known = MODES.get(method, frozenset({"all"}))
+    known = MODES.get(method, _ALL_ONLY)  # a constant: the verdict of every record asks
     if mode not in known:
         raise GoldenModeError(
             f"sample {sample.id}: golden_mode {mode!r} is not one the {method} scorer reads "
