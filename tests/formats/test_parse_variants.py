@@ -300,3 +300,15 @@ def test_fast_reader_and_ast_path_agree() -> None:
         "[f(a=1)(b=2)]",
     ]:
         assert read_calls(text) is None, text  # left to the ast path
+
+
+def test_a_query_string_call_reads_at_most_max_query_fields() -> None:
+    from robustcall.formats._react import MAX_QUERY_FIELDS
+
+    def query(n: int) -> str:
+        return "Function: f\nParameters: " + "&".join(f"p{i}={i}" for i in range(n))
+
+    got = parse_tool_calls(query(MAX_QUERY_FIELDS), "react")
+    assert got.refused is None and len(got.calls) == 1 and len(got.calls[0].arguments) == MAX_QUERY_FIELDS
+    over = parse_tool_calls(query(MAX_QUERY_FIELDS + 1), "react")
+    assert over.calls == [] and over.refused is not None and "Max number of fields exceeded" in over.refused

@@ -87,7 +87,7 @@ def _input_args(rest: str, name: str, ctx: Ctx) -> dict[str, Any]:
         if ok and isinstance(value, str):
             ok, value = loads_lenient(value)
         if not ok and "=" in line and "&" in line:
-            return dict(parse_qsl(line, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS))
+            return _query_fields(line, keep_blank=True)
     if ok and isinstance(value, dict):
         return {str(k): v for k, v in value.items()}
     if ok and value in (None, "", [], "None", "none", "null"):
@@ -108,13 +108,7 @@ def adhoc_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
         else:
             line = rest.split("\n", 1)[0].strip()
             ok, val = loads_lenient(line)
-            args = (
-                val
-                if ok and isinstance(val, dict)
-                else dict(parse_qsl(line, max_num_fields=MAX_QUERY_FIELDS))
-                if "=" in line
-                else None
-            )
+            args = val if ok and isinstance(val, dict) else _query_fields(line) if "=" in line else None
         if args is None:
             ctx.drop(f"{name}: Parameters not read: {rest[:80]!r}")
             args = {}
@@ -133,3 +127,8 @@ def adhoc_calls(text: str, ctx: Ctx) -> tuple[list[RawCall], str]:
     for m in _QUERY.finditer(text):
         out.append(RawCall(m.group(1), dict(parse_qsl(m.group(2), keep_blank_values=True))))
     return out, "adhoc_query_string" if out else ""
+
+
+def _query_fields(line: str, *, keep_blank: bool = False) -> dict[str, str]:
+    """``p1=v1&p2=v2`` as a dict, at most :data:`MAX_QUERY_FIELDS` fields (past them ``ValueError``)."""
+    return dict(parse_qsl(line, keep_blank_values=keep_blank, max_num_fields=MAX_QUERY_FIELDS))
