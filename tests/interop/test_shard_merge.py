@@ -99,7 +99,7 @@ def test_merge_refuses_overlaps_missing_repeated_and_mismatched(tiny_bench: Path
 
     def refused(*runs: str) -> str:
         res = runner.invoke(app, ["merge", *runs, "--out", str(tmp_path / "m")])
-        assert res.exit_code != 0 and not (tmp_path / "m" / "predictions.jsonl").exists()
+        assert res.exit_code == 1 and not (tmp_path / "m" / "predictions.jsonl").exists()
         return _flat(res.output)
 
     assert "shards12missing" in refused(a)
@@ -111,6 +111,7 @@ def test_merge_refuses_overlaps_missing_repeated_and_mismatched(tiny_bench: Path
     with (overlap / "predictions.jsonl").open("a") as fh:
         fh.write((Path(a) / "predictions.jsonl").read_text().splitlines()[0] + "\n")
     assert "isinboth" in refused(a, str(overlap))
+    assert "notarundirectory" in refused(str(overlap / "predictions.jsonl"))  # a file, not a run
     res = runner.invoke(app, ["run", "--bench", str(tiny_bench), "--out", str(tmp_path / "x"), "--shard", "3/3",
                               "--model", "scripted:oracle"])  # fmt: skip
     assert res.exit_code != 0 and "shard33needn1and0in" in _flat(res.output)

@@ -344,8 +344,8 @@ def register(app: typer.Typer) -> None:
 
         try:
             meta = merge_runs(runs, out)
-        except MergeError as exc:
-            raise typer.BadParameter(str(exc)) from None
+        except MergeError as exc:  # an input the user can fix (exit 1), not a malformed command line (2)
+            raise CommandError(str(exc)) from None
         total = sum(p.records for p in meta.merged_from or [])
         console.print(f"merged {len(runs)} shards, {total} records into {out}; score it with `robustcall score {out}`")
 
