@@ -55,11 +55,15 @@ def _scan_loop(text: str, start: int) -> dict[int, int]:
     return ends
 
 
-def test_the_regex_scanner_agrees_with_a_character_loop() -> None:
-    rng = random.Random(20)
+def _random_texts(seed: int, n: int, shortest: int) -> list[str]:
+    """``n`` texts of ``shortest`` to 40 characters of brackets, quotes, escapes and line breaks."""
+    rng = random.Random(seed)
     alphabet = "ab :,\n\\\"'()[]{}"
-    for _ in range(4000):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(shortest, 40))) for _ in range(n)]
+
+
+def test_the_regex_scanner_agrees_with_a_character_loop() -> None:
+    for text in _random_texts(20, 4000, 1):
         for start in range(len(text)):
             assert _scan_from(text, start) == _scan_loop(text, start), (text, start)
 
@@ -127,10 +131,7 @@ def _depth_loop(text: str) -> int:
 def test_text_depth_agrees_with_a_character_loop() -> None:
     from robustcall.formats._scan import text_depth
 
-    rng = random.Random(34)
-    alphabet = "ab :,\n\\\"'()[]{}"
-    for _ in range(20_000):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+    for text in _random_texts(34, 20_000, 0):
         assert text_depth(text) == _depth_loop(text), text
     for text in ("[" * 300 + "]" * 300, "'" + "{" * 300, "(" * 150 + "'x\n" + "[" * 120, ")]}" * 50 + "[[["):
         assert text_depth(text) == _depth_loop(text), text[:40]

@@ -228,8 +228,8 @@ def refusal(text: str) -> str | None:
     openers = text.count("(") + text.count("[") + text.count("{")
     if openers <= MAX_NESTING:
         return None  # cannot nest deeper than it has openers (the common case: no scan)
-    brackets = openers + text.count(")") + text.count("]") + text.count("}")
-    if brackets > MAX_BRACKETS:  # (too_many_brackets says the same)
+    brackets = _brackets(text, openers)
+    if brackets > MAX_BRACKETS:
         return f"unreadable: the answer has {brackets:,} brackets; the parser reads at most {MAX_BRACKETS:,}"
     depth = text_depth(text)
     if depth > MAX_NESTING:
@@ -241,7 +241,13 @@ def too_many_brackets(text: str) -> bool:
     """Whether :func:`refusal` refuses ``text`` for its brackets (:data:`MAX_BRACKETS`)."""
     if len(text) <= MAX_BRACKETS:
         return False
-    return sum(text.count(c) for c in "()[]{}") > MAX_BRACKETS
+    openers = text.count("(") + text.count("[") + text.count("{")
+    return openers > MAX_NESTING and _brackets(text, openers) > MAX_BRACKETS
+
+
+def _brackets(text: str, openers: int) -> int:
+    """All of ``text``'s brackets, given how many openers it has."""
+    return openers + text.count(")") + text.count("]") + text.count("}")
 
 
 _NOT_BRACKET = re.compile(r"""["](?:[^"\\\n]|\\[\s\S])*+["]?+|['](?:[^'\\\n]|\\[\s\S])*+[']?+|[^()\[\]{}"']++""")
