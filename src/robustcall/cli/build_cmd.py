@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from robustcall.cli._options import SeedOpt
 from robustcall.cli._rewriter import (
     LLMBaseUrlOpt,
     LLMModelOpt,
@@ -65,7 +66,7 @@ def register(app: typer.Typer) -> None:
         per_source: Annotated[
             str | None, typer.Option("--per-source", help="Clean samples per source, e.g. bfcl=32,apibank=74.")
         ] = None,
-        seed: Annotated[int, typer.Option("--seed")] = 0,
+        seed: SeedOpt = 0,
         rewriter: RewriterOpt = "offline",
         llm_model: LLMModelOpt = None,
         llm_base_url: LLMBaseUrlOpt = None,
@@ -211,7 +212,7 @@ def register_audit(app: typer.Typer) -> None:
             ),
         ] = None,
         n: Annotated[int, typer.Option("--n", min=1, help="Pairs judged per type.")] = DEFAULTS.audit_pairs,
-        seed: Annotated[int, typer.Option("--seed")] = 0,
+        seed: SeedOpt = 0,
         json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
     ) -> None:
         """Check generated perturbations automatically and, with a judge, score them 1-5 (Appendix H)."""

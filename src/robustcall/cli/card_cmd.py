@@ -12,7 +12,7 @@ from rich.console import Console
 
 from robustcall.cli._errors import CommandError, describe
 from robustcall.cli._infra import StopAfterOpt
-from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, BaseUrlOpt, SettingsOpt
 
 console = Console(stderr=True)
 
@@ -47,12 +47,8 @@ def register(app: typer.Typer) -> None:
                 "environment policy here (scripted:expert, memorise, random, repeater, retrier).",
             ),
         ] = None,
-        base_url: Annotated[
-            str | None, typer.Option("--base-url", help="Base URL of an openai/<model> spec (else $OPENAI_BASE_URL).")
-        ] = None,
-        settings: Annotated[
-            Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON, like Table 15).")
-        ] = None,
+        base_url: BaseUrlOpt = None,
+        settings: SettingsOpt = None,
         data_dir: Annotated[
             Path | None,
             typer.Option("--data-dir", help="API-Bank, RoTBench, ToolAlpaca and ToolEyes data (the paper budget)."),

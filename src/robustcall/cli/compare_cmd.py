@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from robustcall.cli._errors import EXIT_REGRESSION
-from robustcall.cli._options import DEFAULT_RESAMPLES
+from robustcall.cli._options import DEFAULT_RESAMPLES, BootstrapOpt, SeedOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -41,10 +41,8 @@ def register(app: typer.Typer) -> None:
         alpha: Annotated[
             float, typer.Option("--alpha", min=0.0, max=1.0, help="Significance level, after Holm.")
         ] = 0.05,
-        resamples: Annotated[
-            int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples B.")
-        ] = DEFAULT_RESAMPLES,
-        seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+        resamples: BootstrapOpt = DEFAULT_RESAMPLES,
+        seed: SeedOpt = 0,
     ) -> None:
         """Paired comparison of two runs of the same work: Δ with 95% intervals, exact tests, Holm.
 

@@ -13,7 +13,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from robustcall.cli._errors import CommandError
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, check_infra, print_failures, stopped_error
-from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, DEFAULT_RESAMPLES, BootstrapOpt, ConcOpt
+from robustcall.cli._options import (
+    CONCURRENCY_HELP,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RESAMPLES,
+    BootstrapOpt,
+    ConcOpt,
+    ModeOpt,
+    ResumeOpt,
+    SeedOpt,
+    SettingsOpt,
+    check_mode,
+)
 from robustcall.cli._tables import summary_table
 from robustcall.core import (
     MANIFEST,
@@ -55,10 +66,6 @@ def _urls(base_url: list[str] | None) -> str | None:
     return ",".join(base_url) if base_url else None
 
 
-ModeOpt = Annotated[
-    str | None,
-    typer.Option("--mode", help="fc (tools via `tools=`) or prompt (tools in the system prompt)."),
-]
 TypesOpt = Annotated[
     str,
     typer.Option("--types", help="all (every type the benchmark holds) | static | transition | beyond | comma list."),
@@ -89,14 +96,6 @@ OrderOpt = Annotated[
         "--order",
         help="prefix (one sample's variants back to back, sorted by prompt: a prompt cache keeps the longest "
         "shared prefix) | sample (back to back, in type order) | type",
-    ),
-]
-SettingsOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--settings",
-        help="Per-model settings file (YAML/JSON, like Table 15), or the paper's own Table 15: paper:<Model> "
-        "(e.g. paper:Qwen3-8B), or paper (the row matching the model's name or HF id).",
     ),
 ]
 
@@ -154,8 +153,7 @@ def _execute(
         write_meta,
     )
 
-    if mode not in (None, "fc", "prompt"):
-        raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
+    check_mode(mode)
     if max_tokens not in ("settings", "gold"):
         raise typer.BadParameter(f"--max-tokens must be settings or gold, got {max_tokens!r}")
     if order not in ORDERS:
@@ -303,7 +301,7 @@ def register(app: typer.Typer) -> None:
         types: TypesOpt = "all",
         limit: LimitOpt = None,
         concurrency: ConcOpt = DEFAULT_CONCURRENCY,
-        resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
+        resume: ResumeOpt = False,
         settings: SettingsOpt = None,
         base_url: BaseUrlOpt = None,
         shard: Annotated[
@@ -354,7 +352,7 @@ def register(app: typer.Typer) -> None:
         run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
         reparse: Annotated[bool, typer.Option("--reparse", help="Parse raw outputs again first.")] = False,
         resamples: BootstrapOpt = DEFAULT_RESAMPLES,
-        seed: Annotated[int, typer.Option("--seed")] = 0,
+        seed: SeedOpt = 0,
         resampling: Annotated[
             str,
             typer.Option(
@@ -380,7 +378,7 @@ def register(app: typer.Typer) -> None:
         types: TypesOpt = "all",
         limit: LimitOpt = 8,
         concurrency: BenchConcOpt = None,
-        seed: Annotated[int, typer.Option("--seed")] = 0,
+        seed: SeedOpt = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
         resume: Annotated[bool, typer.Option("--resume")] = False,
         settings: SettingsOpt = None,

@@ -20,7 +20,19 @@ from robustcall.cli._infra import (
     stop_after_or_default,
     stopped_error,
 )
-from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
+from robustcall.cli._options import (
+    DEFAULT_CONCURRENCY,
+    BaseUrlOpt,
+    ConcOpt,
+    EnvDataOpt,
+    EnvOpt,
+    FormatOpt,
+    LimitTasksOpt,
+    MaxStepsOpt,
+    ModeOpt,
+    check_format,
+    check_mode,
+)
 
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
@@ -58,14 +70,6 @@ StickyOpt = Annotated[
 ]
 
 
-EnvOpt = Annotated[
-    str,
-    typer.Option("--env", help="An environment: a registered name, or `package.module:Class` of your own Env."),
-]
-DataOpt = Annotated[
-    Path | None,
-    typer.Option("--data", "--data-dir", help="Environment data (wordle: a word-list folder; dbbench: its folder)."),
-]
 ModelOpt = Annotated[
     str,
     typer.Option(
@@ -76,11 +80,7 @@ ModelOpt = Annotated[
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="The run directory (trajectories.jsonl, run.json).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma list of task ids (default: all).")]
-LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")]
 SeedsOpt = Annotated[str, typer.Option("--seeds", help="Comma list of episode seeds.")]
-StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Step limit T per episode.")]
-ModeOpt = Annotated[str | None, typer.Option("--mode", help="fc or prompt (default: the model's).")]
-FormatOpt = Annotated[str, typer.Option("--format", help="Prompt-mode output format: tool_call, react, json, bfcl.")]
 PromptOpt = Annotated[str, typer.Option("--prompt", help="default, or cot (the CoT-prompting baseline).")]
 AxisOpt = Annotated[
     str | None,
@@ -96,9 +96,6 @@ RRRuleOpt = Annotated[
         help="The R_i rule: identify (the paper's reading: the agent names the fault and acts plausibly on it) "
         "or retry (a plausible clean next call, no identification needed; the rule before issue 35).",
     ),
-]
-BaseUrlOpt = Annotated[
-    str | None, typer.Option("--base-url", help="Base URL for an openai/<model> spec (else $OPENAI_BASE_URL).")
 ]
 
 
@@ -134,16 +131,13 @@ def _execute(
     from robustcall.core import TrajectoryRunMeta
     from robustcall.envs import load_env
     from robustcall.faults import load_profile, parse_axes, with_axes
-    from robustcall.formats import OUTPUT_FORMATS
     from robustcall.models import ChatModel, make_model
     from robustcall.run import PROMPT_VARIANTS, run_episode, run_faults
 
-    if fmt not in OUTPUT_FORMATS:
-        raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
+    out_fmt = check_format(fmt)
+    check_mode(mode)
     if prompt not in PROMPT_VARIANTS:
         raise typer.BadParameter(f"--prompt must be one of {', '.join(PROMPT_VARIANTS)}")
-    if mode not in (None, "fc", "prompt"):
-        raise typer.BadParameter(f"--mode must be fc or prompt, got {mode!r}")
     if any(not 0 <= d <= 1 for d in deltas):
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
@@ -166,7 +160,6 @@ def _execute(
         chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    out_fmt = fmt
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
         return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
@@ -247,14 +240,14 @@ def run(
     profile: ProfileOpt = "default",
     delta: Annotated[float | None, typer.Option("--delta", help="δ (default: the profile's).")] = None,
     tasks: TasksOpt = None,
-    limit: LimitOpt = None,
+    limit: LimitTasksOpt = None,
     seeds: SeedsOpt = "0",
-    max_steps: StepsOpt = 10,
+    max_steps: MaxStepsOpt = 10,
     mode: ModeOpt = None,
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
-    data: DataOpt = None,
+    data: EnvDataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
     axis: AxisOpt = None,
@@ -299,14 +292,14 @@ def sweep(
     profile: ProfileOpt = "default",
     deltas: Annotated[str, typer.Option("--deltas", help="Comma list of δ (Table 3).")] = "0,0.1,0.2,0.3,0.5",
     tasks: TasksOpt = None,
-    limit: LimitOpt = None,
+    limit: LimitTasksOpt = None,
     seeds: SeedsOpt = "0",
-    max_steps: StepsOpt = 10,
+    max_steps: MaxStepsOpt = 10,
     mode: ModeOpt = None,
     fmt: FormatOpt = "tool_call",
     prompt: PromptOpt = "default",
     concurrency: ConcOpt = DEFAULT_CONCURRENCY,
-    data: DataOpt = None,
+    data: EnvDataOpt = None,
     sticky: StickyOpt = None,
     base_url: BaseUrlOpt = None,
     axis: AxisOpt = None,

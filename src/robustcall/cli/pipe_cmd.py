@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from robustcall.cli._errors import CommandError, describe
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, check_infra, print_failures, stop_after_or_default
-from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY
+from robustcall.cli._options import (
+    CONCURRENCY_HELP,
+    DEFAULT_CONCURRENCY,
+    EnvDataOpt,
+    EnvOpt,
+    FormatOpt,
+    LimitTasksOpt,
+    MaxStepsOpt,
+    ResumeOpt,
+    SeedOpt,
+    SettingsOpt,
+    check_format,
+)
 
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
@@ -20,51 +32,48 @@ pipe = typer.Typer(help="PIPE: rewritten interfaces, legacy calls and Interface 
 
 @pipe.command("run")
 def run_cmd(
-    env: str = typer.Option(
-        ...,
-        help="Environment: maze, wordle, textcraft, bfcl_multi_turn, dbbench, babyai, sciworld, "
-        "or `package.module:Class` of your own Env (with --map or a `synonyms` attribute).",
-    ),
-    level: str = typer.Option("origin", help="origin | synonym | symbol | dual."),
-    model: str = typer.Option(
-        "local", help="local, openai:NAME@URL, scripted:expert, scripted:memorise or scripted:random."
-    ),
-    out: Path = typer.Option(..., help="Run directory (trajectories.jsonl)."),
-    data: Path | None = typer.Option(
-        None,
-        help="Environment data (wordle: word-list folder or answers file; dbbench: dbbench folder or JSONL file).",
-    ),
-    order: int = typer.Option(
-        0, min=0, max=2, help="Dual mode: 1 (synonyms first) or 2 (originals first); 0 runs both."
-    ),
-    limit: int | None = typer.Option(None, min=1, help="First N tasks only."),
-    max_steps: int = typer.Option(30, min=1, help="Step limit per episode."),
-    seed: int = typer.Option(0),
-    resume: bool = typer.Option(
-        False, help="Finish an interrupted run (an existing run directory is refused without it)."
-    ),
-    concurrency: int = typer.Option(
-        DEFAULT_CONCURRENCY,
-        min=1,
-        help=f"{CONCURRENCY_HELP} One request per episode: episodes in flight; the records do not depend on it.",
-    ),
-    settings: Path | None = typer.Option(None, help="Per-model settings file (YAML/JSON, like Table 15)."),
-    fmt: str = typer.Option("tool_call", "--format", help="Prompt-mode action format: tool_call, react, json, bfcl."),
-    map_file: Path | None = typer.Option(
-        None, "--map", help="Interface map of your own environment: a JSON object original -> synonym."
-    ),
+    env: EnvOpt,
+    out: Annotated[Path, typer.Option("--out", help="Run directory (trajectories.jsonl).")],
+    level: Annotated[str, typer.Option("--level", help="origin | synonym | symbol | dual.")] = "origin",
+    model: Annotated[
+        str,
+        typer.Option("--model", help="local, openai:NAME@URL, scripted:expert, scripted:memorise or scripted:random."),
+    ] = "local",
+    data: EnvDataOpt = None,
+    order: Annotated[
+        int,
+        typer.Option(
+            "--order", min=0, max=2, help="Dual mode: 1 (synonyms first) or 2 (originals first); 0 runs both."
+        ),
+    ] = 0,
+    limit: LimitTasksOpt = None,
+    max_steps: MaxStepsOpt = 30,
+    seed: SeedOpt = 0,
+    resume: ResumeOpt = False,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help=f"{CONCURRENCY_HELP} One request per episode: episodes in flight; the records do not depend on it.",
+        ),
+    ] = DEFAULT_CONCURRENCY,
+    settings: SettingsOpt = None,
+    fmt: FormatOpt = "tool_call",
+    map_file: Annotated[
+        Path | None,
+        typer.Option("--map", help="Interface map of your own environment: a JSON object original -> synonym."),
+    ] = None,
     max_infra_errors: MaxInfraOpt = 0,
     stop_after: StopAfterOpt = None,
 ) -> None:
     """Run every task of ENV under the interface LEVEL; one trajectory per episode (resumable)."""
-    from robustcall.formats import OUTPUT_FORMATS
     from robustcall.interface import MODES
     from robustcall.run import run_pipe
 
     if level not in MODES:
         raise typer.BadParameter(f"--level must be one of {', '.join(MODES)}")
-    if fmt not in OUTPUT_FORMATS:
-        raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
+    out_fmt = check_format(fmt)
     if order not in (0, 1, 2):
         raise typer.BadParameter("--order must be 0, 1 or 2")
     orders: tuple[Literal[1, 2], ...] = (1, 2) if level == "dual" and order == 0 else ((2,) if order == 2 else (1,))
@@ -83,7 +92,7 @@ def run_cmd(
                     seed=seed,
                     resume=resume or (o == 2 and len(orders) == 2),
                     settings=settings,
-                    fmt=fmt,
+                    fmt=out_fmt,
                     on_episode=lambda t: typer.echo(f"{t.id}: success={t.success} steps={len(t.steps)}"),
                     map_file=map_file,
                     concurrency=concurrency,

@@ -11,7 +11,7 @@ import typer
 
 from robustcall.cli import rm_use_cmd
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, finish_watched, watching
-from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt, SeedOpt, SettingsOpt
 from robustcall.cli._rm_common import (
     close_scorer,
     console,
@@ -41,8 +41,6 @@ GeneratorOpt = Annotated[
         help="Generator pool member (repeatable): local | openai:<model>@<url> | scripted:<policy>.",
     ),
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice.")]
-SettingsOpt = Annotated[Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON).")]
 
 
 @rm_app.command("build-bench")

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, finish_watched, watching
-from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt
+from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt, SeedOpt, SettingsOpt
 from robustcall.cli._rm_common import (
     close_scorer,
     console,
@@ -28,8 +28,6 @@ SourceOpt = Annotated[
 SamplesOpt = Annotated[list[Path] | None, typer.Option("--samples", help="Release-shape sample JSONL (repeatable).")]
 DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", help="Folder laid out like ../shared/data.")]
 GeneratorOpt = Annotated[list[str] | None, typer.Option("--generator", "-g", help="Generator (repeatable).")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice.")]
-SettingsOpt = Annotated[Path | None, typer.Option("--settings", help="Per-model settings file (YAML/JSON).")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="A seeded subset of this many samples.")]
 
 

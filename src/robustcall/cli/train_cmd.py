@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from robustcall.cli._errors import describe
+from robustcall.cli._options import SeedOpt
 from robustcall.cli._rewriter import (
     LLMBaseUrlOpt,
     LLMModelOpt,
@@ -25,7 +26,6 @@ train = typer.Typer(
     help="Training data and recipes: ToolRL-DR data, GRPO (TRL), recovery SFT (TRL).", no_args_is_help=True
 )
 
-SeedOpt = Annotated[int, typer.Option("--seed")]
 ModelOpt = Annotated[
     str, typer.Option("--model", help="HF id, local HF folder, a .gguf file (dequantised), or `tiny` (CPU smoke run).")
 ]
