@@ -16,7 +16,10 @@ import shutil
 import sysconfig
 
 COMPILED_MODULES = (
-    "robustcall.formats._fastpy",
+    "robustcall.formats._pytokens",
+    "robustcall.formats._flatreader",
+    "robustcall.formats._callreader",
+    "robustcall.formats._literalreader",
     "robustcall.formats._canonical",
     "robustcall.formats._parse",
     "robustcall.formats._scan",

@@ -1,4 +1,4 @@
-"""The fast literal reader (``_fastpy.read_literal``) reads what ``_pyvalues.literal`` reads.
+"""The fast literal reader (``_literalreader.read_literal``) reads what ``_pyvalues.literal`` reads.
 
 ``read_literal`` spares the JSON reader's Python-literal fallback an ``ast.parse`` of the whole span
 (about 100 ms at 100 KB). Wherever it gives a value, ``literal`` must give the same value, of the
@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 
-from robustcall.formats._fastpy import read_literal
+from robustcall.formats._literalreader import read_literal
 from robustcall.formats._pyvalues import literal
 
 _WS = ["", "", "", " ", "\n", "\t", "\x0b", "\x0c", "\r", "\x85", "\u2028", "\xa0"]

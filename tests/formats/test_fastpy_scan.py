@@ -1,4 +1,4 @@
-"""The hand scanner of flat BFCL lists (``_fastpy._scan_flat``) reads what the regex reader reads.
+"""The hand scanner of flat BFCL lists (``_flatreader._scan_flat``) reads what the regex reader reads.
 
 ``read_flat`` reads an ASCII text with the scanner and any other text with the regexes
 (``read_flat_re``); both must give the same calls (the same values, of the same types), the same
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from robustcall.formats._canonical import _EMBEDDED_LIST, embedded_list
-from robustcall.formats._fastpy import _scan_flat, read_flat, read_flat_re
+from robustcall.formats._flatreader import _scan_flat, read_flat, read_flat_re
 
 _WS = ["", "", "", " ", "  ", "\n", "\t", "\x0b", "\x0c", "\r", "\x1c", "\x1f"]
 _NAMES = ["f", "get_weather", "math.hcf", "a.b.c", "_x1", "A9", "units", "True", "None", "False", "truex", "nullz"]

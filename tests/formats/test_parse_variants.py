@@ -259,7 +259,7 @@ def test_undecodable_action_input_is_reported() -> None:
 
 def test_fast_reader_and_ast_path_agree() -> None:
     from robustcall.formats._bfcl import _ast_calls
-    from robustcall.formats._fastpy import read_calls
+    from robustcall.formats._callreader import read_calls
     from robustcall.formats._types import Ctx
 
     texts = [

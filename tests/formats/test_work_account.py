@@ -17,7 +17,9 @@ from fuzz_inputs import PATHOLOGICAL
 
 import robustcall.formats._bfcl as bfcl_mod
 import robustcall.formats._bounds as bounds
-import robustcall.formats._fastpy as fastpy
+import robustcall.formats._callreader as callreader
+import robustcall.formats._flatreader as flatreader
+import robustcall.formats._literalreader as literalreader
 import robustcall.formats._parse as parse_mod
 import robustcall.formats._pyvalues as pyvalues
 import robustcall.formats._scan as scan
@@ -26,7 +28,8 @@ from robustcall._native import not_compiled
 from robustcall.formats import OUTPUT_FORMATS, parse_tool_calls
 
 pytestmark = pytest.mark.skipif(
-    not {"robustcall.formats._fastpy", "robustcall.formats._scan"} <= set(not_compiled()),
+    not {f"robustcall.formats._{m}" for m in ("callreader", "flatreader", "literalreader", "pytokens", "scan")}
+    <= set(not_compiled()),
     reason="the meters replace module globals, which compiled readers do not look up (ROBUSTCALL_PURE_PYTHON=1)",
 )
 
@@ -134,10 +137,11 @@ def _metered(mp: pytest.MonkeyPatch) -> _Meter:
     mp.setattr(scan, "json", _Module(json, loads=json_loads))
     mp.setattr(scan, "_DECODER", _Decoder(meter))
     mp.setattr(scan, "_SPANS", _Pattern(scan._SPANS, meter, "scan"))
-    mp.setattr(fastpy, "_TOKENS", _Pattern(fastpy._TOKENS, meter, "tokens", pos_reader="literal"))
-    mp.setattr(fastpy, "_ODD_OR_SURROGATE", _Pattern(fastpy._ODD_OR_SURROGATE, meter, "scan"))
+    for reader in (callreader, literalreader):  # the token pattern, as each reader imported it
+        mp.setattr(reader, "TOKENS", _Pattern(reader.TOKENS, meter, "tokens", pos_reader="literal"))
+    mp.setattr(literalreader, "_ODD_OR_SURROGATE", _Pattern(literalreader._ODD_OR_SURROGATE, meter, "scan"))
     for name in ("_FLAT_GROUPS", "_FLAT", "_FLAT_UNITS"):
-        mp.setattr(fastpy, name, _Pattern(getattr(fastpy, name), meter, "tokens"))
+        mp.setattr(flatreader, name, _Pattern(getattr(flatreader, name), meter, "tokens"))
     mp.setattr(bfcl_mod, "_PY_TOKEN", _Pattern(bfcl_mod._PY_TOKEN, meter, "colons"))
     mp.setattr(tags, "_OPEN", _Pattern(tags._OPEN, meter, "tags"))
     mp.setattr(tags, "re", _Module(re, compile=re_compile))
@@ -194,7 +198,7 @@ def test_every_reader_charges_what_it_reads(monkeypatch: pytest.MonkeyPatch) -> 
     assert seen == METERED
 
 
-_CHARGING_MODULES = (bfcl_mod, fastpy, parse_mod, pyvalues, scan, tags)
+_CHARGING_MODULES = (bfcl_mod, callreader, flatreader, literalreader, parse_mod, pyvalues, scan, tags)
 
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")

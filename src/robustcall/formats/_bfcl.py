@@ -6,7 +6,7 @@ import ast
 import re
 
 from robustcall.formats._bounds import MAX_NESTING, charge, check_call_count, recall
-from robustcall.formats._fastpy import FastResult, read_calls
+from robustcall.formats._callreader import FastResult, read_calls
 from robustcall.formats._pyvalues import Unsupported, call_of, parse_expr
 from robustcall.formats._scan import next_opener_to_decode, span_of
 from robustcall.formats._types import Ctx, RawCall

@@ -70,7 +70,7 @@ READERS: dict[str, float] = {
     "tags": 1.0 / JSON_WORK_DIVISOR,
 }
 """Every reader that charges the one work account of a parse (:func:`charge`), and what one
-character it reads costs there: ``ast.parse``, the literal reader (:func:`robustcall.formats._fastpy.
+character it reads costs there: ``ast.parse``, the literal reader (:func:`robustcall.formats._literalreader.
 read_literal`), the BFCL token reader, the colon rewrite, the JSON decoder, the bracket scan of
 :func:`robustcall.formats._scan.balanced` and the tag reader's search for a closing tag (a regex pass,
 like the scan, far cheaper than a Python-level token walk). Each reader charges what it reads,

@@ -25,9 +25,9 @@ from robustcall.formats._bounds import (
     start_work,
 )
 from robustcall.formats._canonical import canonical_calls
-from robustcall.formats._fastpy import forget_texts as _forget_literal_tables
-from robustcall.formats._fastpy import read_flat
+from robustcall.formats._flatreader import read_flat
 from robustcall.formats._jsonblob import json_calls
+from robustcall.formats._literalreader import forget_texts as _forget_literal_tables
 from robustcall.formats._pyvalues import has_bare, resolve_args
 from robustcall.formats._react import adhoc_calls, react_calls
 from robustcall.formats._scan import fenced_blocks, only_fence, refusal, strip_think, too_many_brackets

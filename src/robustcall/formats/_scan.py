@@ -18,7 +18,7 @@ from robustcall.formats._bounds import (
     recall,
     span_memo,
 )
-from robustcall.formats._fastpy import read_literal, read_literal_at
+from robustcall.formats._literalreader import read_literal, read_literal_at
 from robustcall.formats._pyvalues import literal
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
