@@ -9,6 +9,7 @@ optional and the results are identical either way (the tests run on whichever wa
 
 from __future__ import annotations
 
+import json
 import os
 import runpy
 
@@ -38,6 +39,11 @@ def compiled_modules() -> list[Extension]:
         return []
     for ext in exts:
         ext.optional = True  # a failed compile leaves the pure-Python module in place
+    # what the extensions are built from: robustcall runs a module's source instead of an extension
+    # built from another (an editable install after an edit or a pull; robustcall._native)
+    digests = NATIVE["source_digests"](NATIVE["PACKAGE"])
+    with open(os.path.join("src", "robustcall", NATIVE["SOURCES_FILE"]), "w") as f:
+        json.dump(digests, f, indent=1, sort_keys=True)
     return exts
 
 

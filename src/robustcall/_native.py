@@ -8,12 +8,19 @@ speed differs (docs/scoring.md, "Throughput").
 
 from __future__ import annotations
 
+import hashlib
+import importlib.abc
 import importlib.machinery
 import importlib.util
+import json
 import os
 import shlex
 import shutil
+import sys
 import sysconfig
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
 COMPILED_MODULES = (
     "robustcall.formats._pytokens",
@@ -28,6 +35,10 @@ COMPILED_MODULES = (
     "robustcall.score._batch",
     "robustcall.score._error_modes",
 )
+
+SOURCES_FILE = "_native_sources.json"
+"""Beside this file: the sha256 of each compiled module's source at build time (written by setup.py)."""
+PACKAGE = Path(__file__).resolve().parent
 
 PURE_PYTHON_ENV = "ROBUSTCALL_PURE_PYTHON"
 """Set at install time: build no extensions (the modules run as plain Python)."""
@@ -44,6 +55,63 @@ def c_compiler() -> str | None:
     return shutil.which(words[0]) if words else None
 
 
+def source_path(name: str, package: Path = PACKAGE) -> Path:
+    """The ``.py`` file of the module ``name`` (``robustcall.x.y``) under ``package``."""
+    return package.joinpath(*name.split(".")[1:]).with_suffix(".py")
+
+
+def source_digests(package: Path = PACKAGE) -> dict[str, str]:
+    """sha256 of each compiled module's source under ``package``."""
+    return {name: hashlib.sha256(source_path(name, package).read_bytes()).hexdigest() for name in COMPILED_MODULES}
+
+
+def stale_extensions(package: Path = PACKAGE) -> list[str]:
+    """The modules whose extension beside their source was built from another source (or from one
+    not recorded): an editable install after an edit or a ``git pull``. Python would load the
+    extension and run the old code (or fail importing a module that no longer exists)."""
+    built = [
+        name
+        for name in COMPILED_MODULES
+        if any(source_path(name, package).with_suffix(s).is_file() for s in importlib.machinery.EXTENSION_SUFFIXES)
+    ]
+    if not built:
+        return []
+    try:
+        recorded = json.loads((package / SOURCES_FILE).read_text())
+    except (OSError, ValueError):
+        return built
+    now = source_digests(package)
+    return [name for name in built if not isinstance(recorded, dict) or recorded.get(name) != now[name]]
+
+
+class _SourceFirst(importlib.abc.MetaPathFinder):
+    """Loads every compiled module from its ``.py`` file, past an extension beside it."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in COMPILED_MODULES:
+            return None
+        return importlib.util.spec_from_file_location(fullname, source_path(fullname))
+
+
+_stale: list[str] = []
+
+
+def run_stale_as_source() -> None:
+    """Where an extension is stale, run every compiled module as plain Python (all of them: the
+    compiled ones call each other natively, past the modules' names) and say so on stderr, once."""
+    if _stale or any(isinstance(f, _SourceFirst) for f in sys.meta_path):
+        return
+    _stale.extend(stale_extensions())
+    if _stale:
+        sys.meta_path.insert(0, _SourceFirst())
+        print(f"robustcall: {STALE}; running them as plain Python meanwhile", file=sys.stderr)
+
+
+STALE = "the compiled scoring modules are older than their sources: run `pip install -e .` again"
+
+
 def not_compiled() -> list[str]:
     """The modules of :data:`COMPILED_MODULES` that would run (or run) as plain Python here."""
     out: list[str] = []
@@ -56,12 +124,14 @@ def not_compiled() -> list[str]:
 
 
 def compiled_status() -> str:
-    """``compiled 8/8``, or ``pure Python (why)``, or ``compiled k/8 (...)`` naming the plain ones."""
+    """``compiled 11/11``, or ``pure Python (why)``, or ``compiled k/11 (...)`` naming the plain ones."""
     missing = not_compiled()
     total = len(COMPILED_MODULES)
     if not missing:
         return f"compiled {total}/{total}"
-    if pure_python_requested():
+    if _stale:
+        why = STALE
+    elif pure_python_requested():
         why = f"{PURE_PYTHON_ENV} is set"
     elif c_compiler() is None:
         why = "no C compiler found"
