@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import shlex
 import shutil
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
@@ -106,63 +107,76 @@ def _floats(text: str, what: str) -> list[float]:
         raise typer.BadParameter(f"{what} must be a comma list of numbers, got {text!r}") from None
 
 
-def _execute(
-    env: str,
-    profile: str,
-    deltas: list[float],
-    model: str,
-    out: Path,
-    tasks: str | None,
-    limit: int | None,
-    seeds: str,
-    max_steps: int,
-    mode: str | None,
-    fmt: str,
-    prompt: str,
-    concurrency: int,
-    data: Path | None,
-    sticky: bool | None = None,
-    base_url: str | None = None,
-    axis: str | None = None,
-    stop_after: int | None = None,
-) -> FaultRunStats:
-    """Play the episodes into ``out``; print what happened; exit 3 (``RunFailed``) when the run
-    stopped on repeated identical endpoint failures."""
+@dataclass(frozen=True)
+class _Episodes:
+    """The options ``faults run`` and ``faults sweep`` share."""
+
+    env: str
+    profile: str
+    model: str
+    out: Path
+    tasks: str | None
+    limit: int | None
+    seeds: str
+    max_steps: int
+    mode: str | None
+    fmt: str
+    prompt: str
+    concurrency: int
+    data: Path | None
+    sticky: bool | None
+    base_url: str | None
+    axis: str | None
+    stop_after: int | None
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> _Episodes:
+        """The shared options out of a command's parameters (its ``locals()``)."""
+        return cls(**{f.name: options[f.name] for f in fields(cls)})
+
+
+def _execute(opts: _Episodes, deltas: list[float]) -> FaultRunStats:
+    """Play the episodes into ``opts.out`` at every δ of ``deltas``; print what happened; exit 3
+    (``RunFailed``) when the run stopped on repeated identical endpoint failures."""
     from robustcall.core import TrajectoryRunMeta
     from robustcall.envs import load_env
     from robustcall.faults import load_profile, parse_axes, with_axes
     from robustcall.models import ChatModel, make_model
     from robustcall.run import PROMPT_VARIANTS, run_episode, run_faults
 
-    out_fmt = check_format(fmt)
-    check_mode(mode)
-    if prompt not in PROMPT_VARIANTS:
+    out_fmt = check_format(opts.fmt)
+    check_mode(opts.mode)
+    if opts.prompt not in PROMPT_VARIANTS:
         raise typer.BadParameter(f"--prompt must be one of {', '.join(PROMPT_VARIANTS)}")
     if any(not 0 <= d <= 1 for d in deltas):
         raise typer.BadParameter("every δ must be in [0, 1]")
     try:
-        prof = load_profile(profile)
-        axes = parse_axes(axis)
-        make_env = with_axes(load_env(env, data), axes)
+        prof = load_profile(opts.profile)
+        axes = parse_axes(opts.axis)
+        make_env = with_axes(load_env(opts.env, opts.data), axes)
     except (OSError, ValueError, ImportError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    if sticky is not None:
-        prof = prof.model_copy(update={"sticky": sticky})
+    if opts.sticky is not None:
+        prof = prof.model_copy(update={"sticky": opts.sticky})
     all_tasks = make_env().task_ids()
-    chosen = [t.strip() for t in tasks.split(",")] if tasks else all_tasks
+    chosen = [t.strip() for t in opts.tasks.split(",")] if opts.tasks else all_tasks
     unknown = [t for t in chosen if t not in all_tasks]
     if unknown:
-        raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {env}")
-    chosen = chosen[:limit] if limit is not None else chosen
-    seed_list = [int(x) for x in _floats(seeds, "--seeds")]
+        raise typer.BadParameter(f"unknown task(s) {', '.join(unknown)} for {opts.env}")
+    chosen = chosen[: opts.limit] if opts.limit is not None else chosen
+    seed_list = [int(x) for x in _floats(opts.seeds, "--seeds")]
     chat: ChatModel
     try:
-        chat = make_model(model, mode=cast("Mode | None", mode), concurrency=concurrency, base_url=base_url)
+        chat = make_model(
+            opts.model, mode=cast("Mode | None", opts.mode), concurrency=opts.concurrency, base_url=opts.base_url
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
 
     async def episode(wrapped: FaultyEnv, task: str, seed: int) -> Trajectory:
-        return await run_episode(chat, wrapped, task, seed=seed, max_steps=max_steps, fmt=out_fmt, prompt=prompt)
+        return await run_episode(
+            chat, wrapped, task, seed=seed, max_steps=opts.max_steps, fmt=out_fmt, prompt=opts.prompt
+        )
 
     async def go() -> FaultRunStats:
         try:
@@ -173,23 +187,23 @@ def _execute(
                 profile=prof,
                 deltas=deltas,
                 seeds=seed_list,
-                out=out,
+                out=opts.out,
                 meta=TrajectoryRunMeta(
                     kind="faults",
-                    env=env,
-                    data=str(data) if data else None,
-                    model=model,
+                    env=opts.env,
+                    data=str(opts.data) if opts.data else None,
+                    model=opts.model,
                     mode=chat.mode,
-                    format=fmt,
-                    max_steps=max_steps,
+                    format=opts.fmt,
+                    max_steps=opts.max_steps,
                     deltas=deltas,
                     seeds=seed_list,
                     tasks=chosen,
                     **({"axes": list(axes)} if axes else {}),
                 ),
-                prompt=prompt,
-                concurrency=concurrency,
-                stop_after=stop_after_or_default(stop_after),
+                prompt=opts.prompt,
+                concurrency=opts.concurrency,
+                stop_after=stop_after_or_default(opts.stop_after),
             )
         finally:
             await chat.aclose()
@@ -198,14 +212,16 @@ def _execute(
         stats = asyncio.run(go())
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    console.print(f"{out}: played {stats.done} episodes (already done {stats.skipped}); infra errors: {stats.infra}")
+    console.print(
+        f"{opts.out}: played {stats.done} episodes (already done {stats.skipped}); infra errors: {stats.infra}"
+    )
     print_failures(stats.failure_reasons)
-    _print_injection_rates(out)
+    _print_injection_rates(opts.out)
     if stats.stopped is not None:
         raise stopped_error(
-            stop_after_or_default(stop_after),
+            stop_after_or_default(opts.stop_after),
             stats.stopped,
-            f"fix the endpoint or the request, then run the same command again (episodes so far are in {out})",
+            f"fix the endpoint or the request, then run the same command again (episodes so far are in {opts.out})",
         )
     return stats
 
@@ -261,26 +277,7 @@ def run(
         d = delta if delta is not None else load_profile(profile).delta
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    stats = _execute(
-        env,
-        profile,
-        [d],
-        model,
-        out,
-        tasks,
-        limit,
-        seeds,
-        max_steps,
-        mode,
-        fmt,
-        prompt,
-        concurrency,
-        data,
-        base_url=base_url,
-        sticky=sticky,
-        axis=axis,
-        stop_after=stop_after,
-    )
+    stats = _execute(_Episodes.of(locals()), [d])
     _check_infra(stats, max_infra_errors)
 
 
@@ -310,26 +307,7 @@ def sweep(
     """Run ENV at every δ of the sweep into one run directory, then print the report."""
     _check_rr_rule(rr_rule)
     values = _floats(deltas, "--deltas")
-    stats = _execute(
-        env,
-        profile,
-        values,
-        model,
-        out,
-        tasks,
-        limit,
-        seeds,
-        max_steps,
-        mode,
-        fmt,
-        prompt,
-        concurrency,
-        data,
-        base_url=base_url,
-        sticky=sticky,
-        axis=axis,
-        stop_after=stop_after,
-    )
+    stats = _execute(_Episodes.of(locals()), values)
     report([out], delta=0.3 if 0.3 in values else max(values), ufr_step_limit=False, out=None, rr_rule=rr_rule)
     _check_infra(stats, max_infra_errors)
 
