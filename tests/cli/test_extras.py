@@ -9,6 +9,7 @@ needs an extra through the CLI, with inputs that get it as far as the import.
 from __future__ import annotations
 
 import importlib.metadata
+import itertools
 import json
 import re
 import subprocess
@@ -110,12 +111,18 @@ def inputs(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> dict[
     }
 
 
+def _command(argv: list[str]) -> str:
+    """The command an argument list runs: its first one or two words before any option."""
+    return " ".join(list(itertools.takewhile(lambda w: not w.startswith("-"), argv))[:2])
+
+
 def _cases(i: dict[str, str]) -> list[tuple[list[str], str]]:
     """(command line, the extra it must name): every command of ``COMMAND_EXTRAS`` at least once."""
     out = i["out"]
     scripted = ["--model", "scripted:expert", "--out", out]
     hf_scorer = ["-s", "hf:some/rm", "-o", out]
     cases: list[tuple[list[str], str]] = [
+        (["card", "--model", "scripted:oracle", "--env-model", "scripted:expert", "--out", out], "envs"),
         (["envs", "serve", "--env", "maze", "--port", "1"], "web"),
         (["envs", "serve", "--env", "textcraft"], "envs"),
         (["export", "hf", i["bench"], "--out", out], "hf"),
@@ -146,7 +153,7 @@ def test_every_command_needing_an_extra_names_it_in_one_line_without_it(inputs: 
         ([a if a != inputs["out"] else f"{a}{n}" for a in argv], extra)
         for n, (argv, extra) in enumerate(_cases(inputs))
     ]
-    assert {" ".join(a[:2]) for a, _ in cases} >= set(COMMAND_EXTRAS)
+    assert {_command(a) for a, _ in cases} >= set(COMMAND_EXTRAS)
     blocked = sorted({m for modules in EXTRA_MODULES.values() for m in modules})
     args = [json.dumps(blocked), json.dumps([a for a, _ in cases]), "/nonexistent/robustcall-cache"]
     done = subprocess.run(
@@ -157,6 +164,6 @@ def test_every_command_needing_an_extra_names_it_in_one_line_without_it(inputs: 
         where = f"robustcall {' '.join(argv)} -> {code}\n{stdout}\n{stderr}\n{bug}"
         assert bug is None and "Traceback" not in stdout + stderr, where
         last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
-        assert code == 1 and last.startswith(f"error: `robustcall {' '.join(argv[:2])}` needs the `{extra}` extra")
+        assert code == 1 and last.startswith(f"error: `robustcall {_command(argv)}` needs the `{extra}` extra")
         # one line, the last (best-of-n says first what it draws)
         assert last.endswith(pip_command(extra)) and stderr.count("error:") == 1, where

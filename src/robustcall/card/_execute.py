@@ -260,6 +260,8 @@ async def run_fault_classes(protocol: Protocol, model: CardModel, card: Path, no
 
 async def run_card(protocol: Protocol, model: CardModel, card: Path, data_dir: Path | None, note: Note) -> None:
     """Every run of the protocol into ``card`` (each resumed where it stopped)."""
+    for env in protocol.envs:  # an environment that cannot start (a missing extra) fails before the first run
+        load_env(env, None)()
     card.mkdir(parents=True, exist_ok=True)
     await run_tc(protocol, model, card, data_dir, note)
     await run_pipe_levels(protocol, model, card, note)

@@ -27,6 +27,7 @@ INCLUDES: dict[str, tuple[str, ...]] = {"train": ("schema",), "verl": ("train",)
 _ENV_EXTRA = "--env textcraft, babyai, sciworld and BFCL's math API need it"
 
 COMMAND_EXTRAS: dict[str, tuple[str, str]] = {
+    "card": ("envs", "its PIPE and fault episodes run on textcraft"),
     "envs serve": ("web", "and `envs` for --env textcraft, babyai, sciworld"),
     "export hf": ("hf", ""),
     "export inspect": ("inspect", ""),
