@@ -31,7 +31,7 @@ def test_version_flag_and_version_command_agree() -> None:
     assert (flag.exit_code, command.exit_code) == (0, 0)
     assert flag.output == command.output
     assert flag.output.startswith(f"robustcall {__version__} (scoring path: ")
-    assert re.search(r"\(scoring path: (compiled \d/\d|pure Python \(.+\))", flag.output), flag.output
+    assert re.search(r"\(scoring path: (compiled \d+/\d+|pure Python \(.+\))", flag.output), flag.output
 
 
 def test_openai_slash_model_with_base_url_flag_and_api_key(

@@ -36,7 +36,7 @@ app = typer.Typer(
 
 
 def _version_line() -> str:
-    """The version and whether the scoring path runs compiled (``compiled 8/8``) or as plain Python."""
+    """The version and whether the scoring path runs compiled (``compiled 11/11``) or as plain Python."""
     from robustcall import __version__
     from robustcall._native import compiled_status
 
