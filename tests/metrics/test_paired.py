@@ -4,6 +4,7 @@ intervals, and RobustBench-TC rows that agree with ``robustness`` on each run.""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -97,3 +98,15 @@ def test_identical_runs_differ_nowhere() -> None:
         assert r.delta == 0 and r.wins == r.losses == 0
         assert r.ci95 in (None, (0.0, 0.0))
         assert r.p_value in (None, 1.0)
+
+
+def test_retention_interval_skips_draws_with_no_clean_answer_silently() -> None:
+    """With few clean samples some draws have Clean = 0 in both runs (retention −∞ on both sides):
+    those draws are left out of the interval without a numpy warning reaching the user."""
+    comps = ["realistic_typos", "same_name_A", "CD", "transient_timeout"]
+    v = _verdicts({"clean": [True, False, False, False], **{t: [True, False, True, False] for t in comps}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = compare_verdicts(v, v, resamples=2000)
+    retention = {r.key: r for r in c.rows}["retention"]
+    assert retention.delta == 0 and retention.ci95 == (0.0, 0.0)

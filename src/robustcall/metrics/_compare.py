@@ -117,7 +117,8 @@ def _retention_row(groups: Mapping[str, Units], resamples: int, seed: int) -> Pa
     ci = None
     if ok and resamples > 0:
         reps = {g: row_sum_replicates(a, resamples, group_rng(seed, f"component:{g}")) for g, a in arrays.items()}
-        d = side(reps, 2) - side(reps, 0)
+        with np.errstate(invalid="ignore"):  # both sides infinite where a draw has Clean = 0
+            d = side(reps, 2) - side(reps, 0)
         d = d[np.isfinite(d)]
         if d.size >= 2:
             lo, hi = np.percentile(d, [2.5, 97.5])
