@@ -39,3 +39,16 @@ def test_a_card_of_another_budget_is_refused_in_one_line(oracle_card: Path, tmp_
     code, text = _compare(str(oracle_card), str(other), "--out", str(tmp_path / "c"))
     assert code == 1 and "not comparable: different card protocols: card-1 quick vs card-1 paper" in text
     assert len(text.strip().splitlines()) <= 2
+
+
+def test_a_card_copied_without_its_runs_is_refused_saying_what_to_give(oracle_card: Path, tmp_path: Path) -> None:
+    """docs/cards holds pages and card.json only: comparing such a copy names the folder to give."""
+    page_only = tmp_path / "page_only"
+    page_only.mkdir()
+    shutil.copy(oracle_card / CARD_JSON, page_only / CARD_JSON)
+    code, text = _compare(str(oracle_card), str(page_only), "--out", str(tmp_path / "c"))
+    assert code == 1, text
+    assert text.strip() == (
+        f"error: {page_only} holds no run to compare: a card is compared through its runs; "
+        "give the folder `robustcall card --out` wrote"
+    )

@@ -257,6 +257,13 @@ def _card_protocol(folder: Path) -> str | None:
         raise InputError(f"{path}: not a card.json this robustcall reads") from None
 
 
+def _card_hint(folder: Path) -> str:
+    """Why a folder with a card.json may hold no run: a copy of the page and card.json alone."""
+    if (folder / CARD_JSON).is_file():
+        return ": a card is compared through its runs; give the folder `robustcall card --out` wrote"
+    return ""
+
+
 def _refuse_other_protocols(baseline: Path, candidate: Path) -> None:
     """Two cards are compared only under one protocol and budget (the runs would not pair anyway)."""
     a, b = _card_protocol(baseline), _card_protocol(candidate)
@@ -284,6 +291,9 @@ def compare_paths(
     if ka is None and kb is None:
         _refuse_other_protocols(baseline, candidate)
         ra, rb = _runs_under(baseline), _runs_under(candidate)
+        for folder, runs in ((baseline, ra), (candidate, rb)):
+            if not runs:
+                raise NotComparableError(f"{folder} holds no run to compare{_card_hint(folder)}")
         shared = sorted(set(ra) & set(rb))
         if not shared:
             raise NotComparableError(f"not comparable: no run of {baseline} has a counterpart in {candidate}")
