@@ -247,6 +247,16 @@ def _scan_scalar(s: str, i: int, n: int, out: _Scalar) -> None:
     out.end = j
 
 
+def _after_item(s: str, i: int, n: int, closer: int) -> tuple[int, bool]:
+    """After an item ending at ``i``: the next position (past blanks, and a comma with the blanks
+    after it) and whether another item follows (a comma not directly before ``closer``)."""
+    i = _skip_ws(s, i, n)
+    if i < n and ord(s[i]) == 44:  # ,
+        i = _skip_ws(s, i + 1, n)
+        return i, not (i < n and ord(s[i]) == closer)
+    return i, False
+
+
 def _scan_flat(s: str) -> list[tuple[str, dict[str, Any]]] | None:
     """:func:`read_flat_re` by one pass over an ASCII text: the grammar of :data:`_FLAT` (each of
     its repetitions decided by the next character, so the scan never backtracks), the values of
@@ -294,13 +304,9 @@ def _scan_flat(s: str) -> list[tuple[str, dict[str, Any]]] | None:
                             if sc.end < 0:
                                 return None
                             items.append(sc.value)
-                            i = _skip_ws(s, sc.end, n)
-                            if i < n and ord(s[i]) == 44:  # ,
-                                i = _skip_ws(s, i + 1, n)
-                                if i < n and ord(s[i]) == 93:
-                                    break
-                                continue
-                            break
+                            i, more = _after_item(s, sc.end, n, 93)  # ]
+                            if not more:
+                                break
                     if i >= n or ord(s[i]) != 93:
                         return None
                     args[key] = items
@@ -311,23 +317,15 @@ def _scan_flat(s: str) -> list[tuple[str, dict[str, Any]]] | None:
                         return None
                     args[key] = sc.value
                     i = sc.end
-                i = _skip_ws(s, i, n)
-                if i < n and ord(s[i]) == 44:  # ,
-                    i = _skip_ws(s, i + 1, n)
-                    if i < n and ord(s[i]) == 41:
-                        break
-                    continue
-                break
+                i, more = _after_item(s, i, n, 41)  # )
+                if not more:
+                    break
         if i >= n or ord(s[i]) != 41:  # )
             return None
         calls.append((name, args))
-        i = _skip_ws(s, i + 1, n)
-        if i < n and ord(s[i]) == 44:  # ,
-            i = _skip_ws(s, i + 1, n)
-            if i < n and ord(s[i]) == 93:
-                break
-            continue
-        break
+        i, more = _after_item(s, i + 1, n, 93)  # ]
+        if not more:
+            break
     if i != n - 1:  # the closing ] (checked above) and nothing else
         return None
     if sc.error is not None:
