@@ -21,6 +21,7 @@ from robustcall.cli import (
     report_cmd,
     rm_cmd,
     train_cmd,
+    types_cmd,
     validate_cmd,
 )
 from robustcall.cli._errors import RobustcallGroup
@@ -88,6 +89,7 @@ commands = (
     pipe_cmd,
     rm_cmd,
     train_cmd,
+    types_cmd,
     validate_cmd,
 )
 for module in commands:

@@ -11,6 +11,7 @@ from robustcall.core._errors import (
     UnknownNameError,
     UserError,
 )
+from robustcall.core._grounding import GROUNDING, REFERENCES, TABLE5, Grounding, Reference
 from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, stable_hash
 from robustcall.core._jsonl import (
     JsonlAppender,
@@ -132,6 +133,7 @@ __all__ = [
     "FAULT_TAXONOMY_TYPES",
     "FAULT_TYPES",
     "FORMAT_VERSION",
+    "GROUNDING",
     "KNOWN_FAULT_TYPES",
     "LONG_TEXT_CHARS",
     "MANIFEST",
@@ -139,6 +141,7 @@ __all__ = [
     "PAPER_MODELS_FILE",
     "PREDICTIONS",
     "READ_VERBS",
+    "REFERENCES",
     "ROBUSTCALL_VERSION",
     "RUN_META",
     "SCORER_VERSION",
@@ -146,6 +149,7 @@ __all__ = [
     "STATIC_TYPES",
     "SUMMARY",
     "TABLE2_STATS",
+    "TABLE5",
     "TAXONOMY",
     "TRAJECTORIES",
     "TRANSITION_MESSAGES",
@@ -164,6 +168,7 @@ __all__ = [
     "FaultScope",
     "FaultType",
     "GoldenAnswer",
+    "Grounding",
     "InputError",
     "JsonlAppender",
     "JsonlError",
@@ -178,6 +183,7 @@ __all__ = [
     "Prediction",
     "PredictionRecord",
     "Printed",
+    "Reference",
     "Role",
     "RunFailed",
     "RunFileError",

@@ -22,6 +22,7 @@ from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
+from robustcall.report._type_legend import legend_html, table5, types_table
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "drops_vs_size",
     "error_mode_table",
     "fault_tables",
+    "legend_html",
     "load_run",
     "load_runs",
     "load_sizes",
@@ -68,6 +70,8 @@ __all__ = [
     "rewardbench_table",
     "run_kind",
     "table2",
+    "table5",
+    "types_table",
     "write_compare",
     "write_report",
 ]

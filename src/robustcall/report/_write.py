@@ -8,12 +8,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import InputError, paper_reference
+from robustcall.core import TAXONOMY, TYPES, InputError, TypeInfo, paper_reference
 from robustcall.metrics import DEFAULT_RESAMPLES, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._runs import RunResult, load_run, run_name, unique_names
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables
+from robustcall.report._type_legend import legend_html
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
@@ -123,8 +124,16 @@ def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[s
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>robustcall report</title>"
         f"<style>{STYLE}</style></head><body><h1>RobustBench-TC report</h1><ul>{listing}</ul>"
-        f"<h2>Tables</h2>{body}<h2>Figures</h2>{figs}</body></html>\n"
+        f"<h2>Tables</h2>{body}<h2>Figures</h2>{figs}{legend_html(_legend_types(runs))}</body></html>\n"
     )
+
+
+def _legend_types(runs: list[RunResult]) -> list[TypeInfo]:
+    """The paper's 22 types, then any of Appendix N's the runs hold (the legend of every table)."""
+    held = {v.type for r in runs for v in r.verdicts}
+    held |= {t for r in runs if r.beyond is not None for t in r.beyond.beyond_by_type}
+    extra = [TYPES[c] for c in sorted(held) if c in TYPES and TYPES[c].beyond]
+    return [*TAXONOMY, *extra]
 
 
 def write_report(
