@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from robustcall.cli import rm_use_cmd
+from robustcall.cli import rm_tables_cmd, rm_use_cmd
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, finish_watched, watching
 from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt, SeedOpt, SettingsOpt
 from robustcall.cli._rm_common import (
@@ -191,4 +191,5 @@ def eval_cmd(
 def register(app: typer.Typer) -> None:
     """Add ``robustcall rm ...`` to the app."""
     rm_use_cmd.register(rm_app)
+    rm_tables_cmd.register(rm_app)
     app.add_typer(rm_app, name="rm")

@@ -19,6 +19,12 @@ from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, 
 from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
 from robustcall.report._placement import Placement, reference_placement
 from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, bon_rotbench_table, rewardbench_table
+from robustcall.report._rewardbench_stats import (
+    ablation_table,
+    rewardbench_generators_table,
+    rewardbench_stats_table,
+    rewardbench_types_table,
+)
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
@@ -43,6 +49,7 @@ __all__ = [
     "RunResult",
     "Table",
     "TypeRow",
+    "ablation_table",
     "all_tables",
     "bon_accuracy_table",
     "bon_error_table",
@@ -67,7 +74,10 @@ __all__ = [
     "reference_placement",
     "report_markdown",
     "retention_vs_size",
+    "rewardbench_generators_table",
+    "rewardbench_stats_table",
     "rewardbench_table",
+    "rewardbench_types_table",
     "run_kind",
     "table2",
     "table5",

@@ -1,6 +1,20 @@
 """Reward models and rewards for tool calls: FC-RewardBench, RM / judge scorers, Best-of-n,
 filtering, and the RL rewards (R_schema, R_ToolRL, R_ToolRM, format)."""
 
+from robustcall.rewards._ablation import (
+    HIGH_ETA,
+    LARGE_B,
+    SECTIONS,
+    SMALL_B,
+    AblationRow,
+    TrainScore,
+    Variant,
+    dataset_of,
+    generator_size,
+    plan_ablation,
+    run_ablation,
+)
+from robustcall.rewards._bench_stats import BenchStats, bench_stats
 from robustcall.rewards._bestofn import (
     IRRELEVANCE_ERROR,
     BonRecord,
@@ -127,6 +141,20 @@ __all__ = [  # noqa: RUF022 (the RL rewards first, then the reward-model tooling
     "train_reward_model",
     "trl_config",
     "bf16_default",
+    # the Appendix tables: FC-RewardBench statistics and the A.9 ablations
+    "HIGH_ETA",
+    "LARGE_B",
+    "SECTIONS",
+    "SMALL_B",
+    "AblationRow",
+    "BenchStats",
+    "TrainScore",
+    "Variant",
+    "bench_stats",
+    "dataset_of",
+    "generator_size",
+    "plan_ablation",
+    "run_ablation",
     # scorer kinds by name
     "SCORERS",
     "ScorerKind",
