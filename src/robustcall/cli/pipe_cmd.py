@@ -204,4 +204,7 @@ def curve_cmd(
 
 
 def register(app: typer.Typer) -> None:
+    from robustcall.cli import pipe_stats_cmd
+
+    pipe_stats_cmd.register(pipe)
     app.add_typer(pipe, name="pipe")

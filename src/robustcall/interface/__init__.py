@@ -6,6 +6,7 @@ Environment wrappers and PIPE's vocabulary only: the run that plays PIPE episode
 
 from robustcall.envs import make_env
 from robustcall.interface._env import MODES, InterfaceEnv, Mode, NameView, invalid_action
+from robustcall.interface._env_stats import PAPER_ENV_ROWS, PAPER_ROW_OF, EnvStats, PaperEnvRow, paper_row
 from robustcall.interface._episodes import EpisodeCounts, annotate, episode_counts, interface_map, trajectory_view
 from robustcall.interface._maps import LEVELS, MAPS, InterfaceMap, Level, check_map
 
@@ -13,17 +14,22 @@ __all__ = [
     "LEVELS",
     "MAPS",
     "MODES",
+    "PAPER_ENV_ROWS",
+    "PAPER_ROW_OF",
+    "EnvStats",
     "EpisodeCounts",
     "InterfaceEnv",
     "InterfaceMap",
     "Level",
     "Mode",
     "NameView",
+    "PaperEnvRow",
     "annotate",
     "check_map",
     "episode_counts",
     "interface_map",
     "invalid_action",
     "make_env",
+    "paper_row",
     "trajectory_view",
 ]

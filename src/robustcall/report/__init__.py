@@ -17,6 +17,7 @@ from robustcall.report._compare_out import compare_json, compare_junit, compare_
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
+from robustcall.report._pipe_envs import NEEDS_TRAJECTORIES, pipe_env_table
 from robustcall.report._placement import Placement, reference_placement
 from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, bon_rotbench_table, rewardbench_table
 from robustcall.report._rewardbench_stats import (
@@ -33,6 +34,7 @@ from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
     "CARD_JSON",
+    "NEEDS_TRAJECTORIES",
     "Card",
     "CompareResult",
     "Comparison",
@@ -70,6 +72,7 @@ __all__ = [
     "load_runs",
     "load_sizes",
     "per_type_tables",
+    "pipe_env_table",
     "pipe_tables",
     "reference_placement",
     "report_markdown",

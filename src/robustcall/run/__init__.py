@@ -6,6 +6,7 @@ from robustcall.core import read_trajectories, record_key
 from robustcall.run._answer import answer, observation_turn, output_format, transition_turns
 from robustcall.run._budget import GoldBudget, gold_tokens
 from robustcall.run._engine import load_done, run_items
+from robustcall.run._env_stats import add_trajectories, env_stats
 from robustcall.run._episode import COT_PROMPT, PROMPT_VARIANTS, run_episode
 from robustcall.run._episodes import run_episodes
 from robustcall.run._fault_replay import replay_run
@@ -56,12 +57,14 @@ __all__ = [
     "Outcome",
     "RunStats",
     "WorkItem",
+    "add_trajectories",
     "answer",
     "as_transition",
     "bench_digest",
     "by_prefix",
     "by_sample",
     "clean_id_of",
+    "env_stats",
     "episode_id",
     "file_digest",
     "gold_tokens",

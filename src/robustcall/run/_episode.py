@@ -33,7 +33,7 @@ from robustcall.core import (
     Trajectory,
     in_worker,
 )
-from robustcall.envs import Env, UserTurns, is_solved
+from robustcall.envs import Env, EnvReset, UserTurns, is_solved
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
 from robustcall.models import BindsToEnv, ChatModel, ModelRequest, unwire_calls
 
@@ -61,13 +61,24 @@ def _observation(fmt: OutputFormat, name: str, text: str) -> str:
 
 
 def _system(tools: list[ToolSpec], model: ChatModel, fmt: OutputFormat, prompt: str) -> str:
-    base = render_system_prompt(tools, fmt) if model.mode == "prompt" else FC_SYSTEM
+    return system_prompt(tools, model.mode, fmt, prompt)
+
+
+def system_prompt(tools: list[ToolSpec], mode: str, fmt: OutputFormat, prompt: str = "default") -> str:
+    """The episode's system turn: the tools in ``fmt`` (prompt mode) or the fc instruction, the finish
+    hint, and the prompt variant's addition."""
+    base = render_system_prompt(tools, fmt) if mode == "prompt" else FC_SYSTEM
     parts = [base, FINISH_HINT]
     if prompt == "cot":
         parts.append(COT_PROMPT)
     elif prompt != "default":
         raise InputError(f"unknown prompt variant {prompt!r}; known: {', '.join(PROMPT_VARIANTS)}")
     return "\n\n".join(parts)
+
+
+def first_user_turn(start: EnvReset) -> str:
+    """The episode's first user turn: the instruction, then the first observation (if any)."""
+    return start.instruction + (f"\n\n{start.observation}" if start.observation else "")
 
 
 async def run_episode(
@@ -84,7 +95,7 @@ async def run_episode(
     if isinstance(model, BindsToEnv):
         model = model.bind(env, seed)
     start = env.reset(task_id, seed)
-    user = start.instruction + (f"\n\n{start.observation}" if start.observation else "")
+    user = first_user_turn(start)
     messages = [Message(role="system", content=_system(start.tools, model, fmt, prompt)),
                 Message(role="user", content=user)]  # fmt: skip
     sample = Sample(
