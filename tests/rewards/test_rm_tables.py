@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from robustcall.cli.main import app
 from robustcall.core import Message, ToolSpec, write_jsonl
 from robustcall.report import ablation_table, rewardbench_generators_table, rewardbench_stats_table
+from robustcall.rewards import SECTIONS as SECTION_NAMES
 from robustcall.rewards import RewardPair, Variant, bench_stats, generator_size, plan_ablation, run_ablation
 
 runner = CliRunner()
@@ -243,3 +244,32 @@ def test_plan_keeps_only_the_asked_sections() -> None:
     variants, notes = plan_ablation(_train_pairs(), sections=("Generator model ablation",))
     assert [v.label for v in variants] == ["ToolRM", "Only large (≥ 12 B) models", "Only small (≤ 2 B) models"]
     assert notes == []
+
+
+def test_plain_pairs_and_given_sizes_make_their_rows() -> None:
+    pairs = _train_pairs()
+    plain = pairs[:5]
+    variants, notes = plan_ablation(
+        pairs, plain_pairs=plain, shares=(), sizes={"Qwen/Qwen2.5-7B-Instruct": 1.8}, sections=SECTION_NAMES[:1]
+    )
+    assert [(v.label, len(v.pairs)) for v in variants] == [
+        ("ToolRM", 12),
+        ("Without obfuscation", 5),
+        ("High reward centering (η = 0.1)", 12),
+        ("No reward centering (η = 0)", 12),
+    ]
+    assert notes == []
+    gen, _ = plan_ablation(pairs, sizes={"Qwen/Qwen2.5-7B-Instruct": 1.8}, sections=SECTION_NAMES[2:])
+    # the 7B generator declared 1.8 B counts as small: 3 + 3 pairs
+    assert [(v.label, len(v.pairs)) for v in gen][1:] == [
+        ("Only large (≥ 12 B) models", 3),
+        ("Only small (≤ 2 B) models", 6),
+    ]
+
+
+def test_rm_ablate_refuses_a_malformed_generator_size(tmp_path: Path) -> None:
+    train = tmp_path / "pairs.jsonl"
+    write_jsonl(train, _train_pairs())
+    res = runner.invoke(app, ["rm", "ablate", str(train), "--bench", str(train), "--base", "x", "-o",
+                              str(tmp_path / "o"), "--generator-size", "qwen-seven"])  # fmt: skip
+    assert res.exit_code == 2 and "'qwen-seven': expected NAME=BILLIONS" in res.output
