@@ -256,7 +256,9 @@ def verify_noop(req: ModelRequest) -> list[ToolCall] | str:
 @policy("read_anything")
 def read_anything(req: ModelRequest) -> list[ToolCall] | str:
     """After a silent no-op, calls the first listed read tool it has not called, with no arguments,
-    whatever it reads (``GetUserToken {}`` after ``RegisterUser``); the oracle otherwise."""
+    whatever it reads (``GetUserToken {}`` after ``RegisterUser``): never a verification (an empty call
+    addresses no resource), so it passes only where no read tool is listed and it reports the no-op in
+    words; the oracle otherwise."""
     made = _noop_results(req)
     if made is None:
         return _golden(req)
