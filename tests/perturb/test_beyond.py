@@ -126,8 +126,10 @@ def test_a_silent_noop_is_passed_by_verifying_and_failed_by_repeating(beyond_ben
     reads = [s for s in samples if any(is_read(ToolCall(name=t.name)) for t in s.tools)]
     assert reads and len(reads) < len(samples)  # both ways of verifying are exercised
     # reading any listed read tool, with no arguments, is not verifying (issue 35 item 9)
-    blind = _accuracy(_answer(samples, "read_anything"))
-    assert 0.0 < blind < 1.0
+    blind = _answer(samples, "read_anything")
+    assert 0.0 < _accuracy(blind) < 1.0
+    # an empty read never verifies (issue 43 item 2): it passes only by reporting the no-op in words
+    assert {v.detail for v in blind if v.correct} == {"reported the no-op"}
 
 
 def test_judge_noop_reads_words_and_reads() -> None:
@@ -136,7 +138,7 @@ def test_judge_noop_reads_words_and_reads() -> None:
     s = next(iter(_noop_sample()))
     assert judge_noop(s, [], "It says success but modified 0: the change did not take effect.").correct
     assert not judge_noop(s, [], "The task is already done.").correct
-    assert judge_noop(s, [ToolCall(name="get_state")], "").correct
+    assert not judge_noop(s, [ToolCall(name="get_state")], "").correct  # an empty call addresses nothing (issue 43)
     assert not judge_noop(s, [ToolCall(name="set_state", arguments={"v": 1})], "").correct
     assert not judge_noop(s, [ToolCall(name="set_state", arguments={"v": 2})], "").correct  # no check either
 

@@ -64,7 +64,7 @@ from robustcall.core._paper import (
     paper_reference,
 )
 from robustcall.core._paths import cache_dir
-from robustcall.core._reads import READ_VERBS, is_read, name_words, reads_back
+from robustcall.core._reads import READ_VERBS, is_read, key_arguments, name_words, reads_back
 from robustcall.core._runfiles import (
     CLEAN_SAMPLES,
     FORMAT_VERSION,
@@ -215,6 +215,7 @@ __all__ = [
     "iter_checkpoint",
     "iter_json_lines",
     "jsonl_lines",
+    "key_arguments",
     "load_config_file",
     "name_words",
     "open_jsonl",

@@ -146,12 +146,20 @@ class FaultType:
     """Where a permanent fault sticks (``none`` for transient faults)."""
     message: str | None = None
     """A fixed observation (``None``: synthesised from the call and, for anomalies, its real result)."""
+    dead_end: bool = False
+    """Once it persists (``InjectedFault.persists``), the episode offers no way past it: the tool is gone
+    (deprecated, or refused tool-wide by a sticky 401 / 403) or the resource stays missing (a sticky 404),
+    and the injector adds no replacement. Only after such a fault is stopping with an explanation a
+    plausible subsequent action (R_i, §3.3; Table 6: Graceful Failure is "the desired behavior when
+    recovery is impossible"). Every other type can be got past within the episode: a retry, an adapted
+    call, a re-query or the missing prerequisite (docs/faults.md has the table)."""
 
 
 def _execution(
     code: str, transient: bool, description: str, scope: FaultScope = "none", msg: str | None = None
 ) -> FaultType:
-    return FaultType(code, "execution", transient, "replace", description, scope, msg)
+    # a permanent execution error that persists (sticky) is a dead end: the resource or the tool stays refused
+    return FaultType(code, "execution", transient, "replace", description, scope, msg, dead_end=not transient)
 
 
 _MEMBERS: list[FaultType] = [
@@ -185,6 +193,7 @@ _MEMBERS: list[FaultType] = [
         "interface",
         "the tool is deprecated and gone for the rest of the episode",
         "tool",
+        dead_end=True,
     ),
     FaultType(
         "param_renamed",

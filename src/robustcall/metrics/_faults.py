@@ -30,11 +30,15 @@ class -- **and** the agent then does something plausible for it:
    the exact failed call meets the same fault again, so it is never clean;
 3. a semantic anomaly (the call ran and its result was corrupted): any clean call (a re-query or a
    validation);
-4. a permanent fault (its type is not transient, or it persists): a stop with an explanation -- no
-   further call, and a final text that names the fault's own error type (a class is not enough to
+4. a fault the episode offers no way past (``is_dead_end``: a deprecated tool; a 404 / 401 / 403 that
+   persists under a sticky profile; a custom type declared permanent): a stop with an explanation --
+   no further call, and a final text that names the fault's own error type (a class is not enough to
    explain why the task cannot proceed; a wrong type is Incorrect Diagnosis). Such a fault is
    recovered *and* its Table 6 mode is Graceful Failure ("the desired behavior when recovery is
-   impossible").
+   impossible"). After any other fault -- a transient error, a 404 / 401 / 403 drawn for one call, a
+   semantic anomaly, a renamed or newly required parameter, the runtime axes -- the episode offers a
+   way on (a retry, an adapted call, a re-query, the prerequisite), so a stop is no recovery however
+   well it names the fault (R_i = 0; Table 6 still calls the stop Graceful Failure, unrecovered).
 
 No subsequent action and no stop (every later call met a fresh fault of its own): R_i = 1 when the
 fault was identified and the task succeeded. A fault the agent had no turn after (the episode ended
@@ -148,7 +152,8 @@ RR_RULES: dict[RRRule, str] = {
         "that action is plausible and runs clean: a retry of the same tool after a fault that does not persist "
         "(timeout, 429, 5xx; a 404/401/403 drawn for one call); a call adapted to a persisting fault "
         "(non-stationarity; 404/401/403 with --sticky), any tool when the tool is gone; any call (a re-query or "
-        "validation) after a semantic anomaly; or, after a permanent fault, a stop whose text names its type "
+        "validation) after a semantic anomaly; or, only after a fault the episode offers no way past (a deprecated "
+        "tool; 404/401/403 with --sticky; a custom type declared permanent), a stop whose text names its type "
         "(Table 6: Graceful Failure). No later action: R_i = 1 when identified and the task succeeded. Faults "
         "with no later turn are out of RR, as of EIA."
     ),
@@ -334,9 +339,16 @@ def identifies(text: str, fault: dict[str, Any]) -> bool:
     return names_fault(diagnosis, str(fault.get("fault_type")), cls) or class_of(diagnosis) == cls
 
 
-def is_permanent(steps: list[Step], pos: int) -> bool:
-    """The fault's type is not transient, or it persists (an identical retry cannot succeed)."""
-    return not (steps[pos].fault or {}).get("transient") or persists(steps, pos)
+def is_dead_end(steps: list[Step], pos: int) -> bool:
+    """The episode offers no way past the fault at ``steps[pos]``, so a stop is a plausible reaction: its
+    type is a dead end once it persists (``core.FaultType.dead_end``: a deprecated tool; a 404 / 401 / 403
+    under a sticky profile) and it does; a custom fixed-message type (not in the taxonomy) when it was
+    declared permanent (``transient: false``), the only thing its profile says of it."""
+    fault = steps[pos].fault or {}
+    ftype = KNOWN_FAULT_TYPES.get(str(fault.get("fault_type")))
+    if ftype is None:
+        return not fault.get("transient")
+    return ftype.dead_end and persists(steps, pos)
 
 
 def stops_explaining(traj: Trajectory, pos: int) -> bool:
@@ -379,7 +391,7 @@ def recovered(traj: Trajectory, pos: int, rule: RRRule = "identify") -> bool:
         return _plausible_call(traj, pos, nxt)
     if stops_explaining(traj, pos):  # the explanation must name the type itself (Graceful Failure's "correctly")
         said = diagnose_type(_text(steps[pos + 1 :]))
-        return is_permanent(steps, pos) and names_fault(said, str(fault.get("fault_type")), _fault_class(fault))
+        return is_dead_end(steps, pos) and names_fault(said, str(fault.get("fault_type")), _fault_class(fault))
     return traj.termination == "done" and bool(traj.success)
 
 

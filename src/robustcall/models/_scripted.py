@@ -5,8 +5,9 @@ answer from the request alone (the sample's golden answers, the transcript); env
 (:data:`ENV_POLICIES`, registered as scripted models by :func:`env_policy`; :class:`EnvScriptedModel`:
 ``expert``, ``memorise``, ``random``) play an episode's environment through its expert, so a run binds
 them to each episode's environment (:class:`BindsToEnv`; the multi-turn loop does it for any model
-that has ``bind``). Two more play a fault-injected environment (:class:`FaultScriptedModel`): the
-blind ``repeater`` and the ``retrier``, a retrying expert that names each error it meets.
+that has ``bind``). Four more play a fault-injected environment (:class:`FaultScriptedModel`): the
+blind ``repeater``; the ``retrier``, a retrying expert that names each error it meets; and two that
+name each error too, then stop at once (``stopper``) or repeat the failed call (``naming_repeater``).
 """
 
 from __future__ import annotations
@@ -255,7 +256,9 @@ def verify_noop(req: ModelRequest) -> list[ToolCall] | str:
 @policy("read_anything")
 def read_anything(req: ModelRequest) -> list[ToolCall] | str:
     """After a silent no-op, calls the first listed read tool it has not called, with no arguments,
-    whatever it reads (``GetUserToken {}`` after ``RegisterUser``); the oracle otherwise."""
+    whatever it reads (``GetUserToken {}`` after ``RegisterUser``): never a verification (an empty call
+    addresses no resource), so it passes only where no read tool is listed and it reports the no-op in
+    words; the oracle otherwise."""
     made = _noop_results(req)
     if made is None:
         return _golden(req)
@@ -469,13 +472,17 @@ FAULT_AGENTS = {
     "retrier": "the expert, which after each fault first names the error type it was shown (a stand-in that "
     "knows the fault record), then retries after a transient error, adapts to a changed interface, and "
     "stops, naming the removal, when a tool it needs is gone",
+    "stopper": "the expert until a fault meets it; then it names the error type it was shown (as the retrier "
+    "does) and stops at once, whatever the fault",
+    "naming_repeater": "the expert, which after each fault names the error type it was shown (as the retrier "
+    "does) and then repeats the failed call unchanged",
 }
 """The fault agents with known answers (``scripted:<name>``), used to check RR / EIA / UFR."""
 
 
 class FaultScriptedModel:
-    """``scripted:repeater`` / ``scripted:retrier`` (:data:`FAULT_AGENTS`), bound to a fault-injected
-    environment; in any other environment both play the expert."""
+    """``scripted:repeater`` / ``retrier`` / ``stopper`` / ``naming_repeater`` (:data:`FAULT_AGENTS`), bound
+    to a fault-injected environment; in any other environment each plays the expert."""
 
     mode: Mode = "fc"
 
@@ -507,6 +514,12 @@ class FaultScriptedModel:
             action = env.expert_action_at_reset()
             return ModelResponse(text="Done." if action is None else "", tool_calls=[] if action is None else [action])
         said = self._diagnosis(env)
+        if said and self.kind == "stopper":
+            return ModelResponse(text=f"{said} I stop here.", tool_calls=[])
+        if said and self.kind == "naming_repeater":
+            failed = _last_call(req)
+            if failed is not None:
+                return ModelResponse(text=said, tool_calls=[failed])
         action = env.expert_action()
         if action is None:
             stop = env.expert_stop() or "Done."
@@ -515,6 +528,14 @@ class FaultScriptedModel:
 
     async def aclose(self) -> None:
         return None
+
+
+def _last_call(req: ModelRequest) -> ToolCall | None:
+    """The call of the transcript's last assistant turn (the one the last observation answered)."""
+    for msg in reversed(req.messages):
+        if msg.role == "assistant" and msg.tool_calls:
+            return msg.tool_calls[-1]
+    return None
 
 
 def _fault_agent(kind: str) -> ScriptedFactory:

@@ -180,8 +180,9 @@ def fault_table6(rep: FaultReport) -> Table:
     head = ["Failure Mode", "faults", "% of injected faults", "% of faults with a mode"]  # the paper's base
     title = f"Table 6: Frequency of Failure Modes (δ = {d:g}, all agents, {_rule(rep)})"
     notes = [
-        "Graceful Failure counts every stop that names the fault's type, recovered ones (a permanent fault, "
-        "identify rule) included; Recovered: recoveries by an action.",
+        "Graceful Failure counts every stop that names the fault's type, recovered ones (identify rule: a fault "
+        "the episode offers no way past -- a deprecated tool, a sticky 404/401/403) included; Recovered: "
+        "recoveries by an action.",
         LOOP_RULE,
     ]
     return Table("faults_table6", title, head, rows, notes)

@@ -7,9 +7,10 @@ neutral nudge. The failure is repeating without checking that the state changed,
 
 - **correct** when the agent verifies: its first call reads back the resource the no-op touched (a
   listed tool whose call is a read, ``core.is_read``, other than a call it already made, complete and
-  naming that resource: ``core.reads_back``; ``GetUserToken {}`` after a no-op ``RegisterUser`` reads
-  nothing of it), or it answers in words that report the no-op (``NOOP_REPORT``: "nothing changed",
-  "modified 0", "did not take effect", ...);
+  addressing that resource: ``core.reads_back`` -- the same key arguments, or a tool whose description
+  names the resource, never an empty call, a word shared by the tool names or a shared credential;
+  ``GetUserToken {}`` after a no-op ``RegisterUser`` reads nothing of it), or it answers in words that
+  report the no-op (``NOOP_REPORT``: "nothing changed", "modified 0", "did not take effect", ...);
 - **wrong** when it repeats the no-op calls without verifying, declares the task done, or acts
   otherwise.
 """
