@@ -89,6 +89,7 @@ from robustcall.core._runfiles import (
     read_trajectories,
     read_trajectory_run_meta,
     record_key,
+    trial_key,
     type_file,
 )
 from robustcall.core._taxonomy import (
@@ -229,6 +230,7 @@ __all__ = [
     "scored_verdict",
     "seeded_rng",
     "stable_hash",
+    "trial_key",
     "type_file",
     "type_info",
     "validate_line",

@@ -71,6 +71,10 @@ def make_scripted(name: str, mode: Mode | None = None) -> ChatModel:
     factory = SCRIPTED_MODELS.get(name)
     if factory is not None:
         return factory(mode)
+    if name.startswith("chance:"):  # parametrised: scripted:chance:<p>[,<type>=<p>...]
+        from robustcall.models._chance import ChanceModel
+
+        return ChanceModel(name.removeprefix("chance:"), mode=mode or "fc")
     if name not in POLICIES:
         raise _unknown(name)
     return ScriptedModel(name, mode=mode or "fc")
@@ -83,6 +87,10 @@ def _golden(req: ModelRequest) -> list[ToolCall]:
     if golden and req.sample.source.extra.get("golden_mode") in ("any", "any_name"):
         golden = golden[:1]
     return [g.as_call() for g in golden]
+
+
+golden_calls = _golden
+"""The calls an ideal model makes (other scripted models answer right with it)."""
 
 
 def _first_golden_args(req: ModelRequest) -> dict[str, object]:

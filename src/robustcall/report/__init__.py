@@ -12,7 +12,16 @@ from robustcall.report._card_model import (
     TypeRow,
 )
 from robustcall.report._card_page import card_page
-from robustcall.report._compare import CompareResult, Comparison, NotComparableError, compare_paths, run_kind
+from robustcall.report._compare import (
+    ALLOW_DIFFERENT,
+    EXIT_NOTHING_TO_JUDGE,
+    CompareResult,
+    Comparison,
+    NotComparableError,
+    NothingToJudgeError,
+    compare_paths,
+    run_kind,
+)
 from robustcall.report._compare_out import compare_json, compare_junit, compare_markdown, write_compare
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
@@ -22,10 +31,14 @@ from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
+from robustcall.report._trials import TRIAL_NOTE, trial_header, trial_rows, trials_table
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
+    "ALLOW_DIFFERENT",
     "CARD_JSON",
+    "EXIT_NOTHING_TO_JUDGE",
+    "TRIAL_NOTE",
     "Card",
     "CompareResult",
     "Comparison",
@@ -34,6 +47,7 @@ __all__ = [
     "Example",
     "FaultClassRow",
     "NotComparableError",
+    "NothingToJudgeError",
     "PipeEnv",
     "PipeLevel",
     "Placement",
@@ -68,6 +82,9 @@ __all__ = [
     "rewardbench_table",
     "run_kind",
     "table2",
+    "trial_header",
+    "trial_rows",
+    "trials_table",
     "write_compare",
     "write_report",
 ]
