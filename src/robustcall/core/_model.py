@@ -345,6 +345,7 @@ def scored_verdict(
             "infra_error": None,
             "attack_success": None,
             "injection_kind": None,
+            "trial": None,
         }
         return _unvalidated(Verdict, values, _VERDICT_GIVEN.copy())
     return Verdict(

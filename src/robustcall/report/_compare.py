@@ -187,6 +187,8 @@ def meta_differences(ma: Any, mb: Any) -> tuple[list[str], list[str]]:
                 kinds.append("mode")
             elif name == "max_tokens":
                 kinds.append("settings")
+    if any(str(getattr(m, "model", "")).startswith(SETTINGLESS) for m in (ma, mb)):
+        kinds = []  # a scripted or replayed answer depends on neither: say what differs, refuse nothing
     sa = getattr(ma, "answer_settings", None) or {}
     sb = getattr(mb, "answer_settings", None) or {}
     for key in sorted(set(sa) | set(sb)):
@@ -194,6 +196,10 @@ def meta_differences(ma: Any, mb: Any) -> tuple[list[str], list[str]]:
             out.append(f"settings.{key}: {_value(sa.get(key))} vs {_value(sb.get(key))}")
             kinds.append("settings")
     return out, sorted(set(kinds))
+
+
+SETTINGLESS = ("scripted:", "replay:")
+"""Model specs whose answers no mode or setting decides (scripted policies, replayed files)."""
 
 
 def _check_allowed(kinds: list[str], differences: list[str], allowed: set[str]) -> None:
