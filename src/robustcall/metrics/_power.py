@@ -7,10 +7,11 @@ independent, each a *win*, a *loss* or a tie with probabilities (q_w, q_l), so t
 is exact: Σ_m P(m discordant) · P(losses ≥ the critical count for m), binomial sums (:func:`sign_power`).
 
 Where (q_w, q_l) come from (:func:`unit_odds`): a *pilot* run gives each record's chance of a right
-answer, p_i = c_i / n_i over its trials (a one-trial pilot: 1 or 0, a model that answers the same way
-every time). The candidate of the plan loses D points on the target's records, each record's chance
-scaled by 1 − D / p̄ (p̄ = the pilot's accuracy on that type), so every targeted type drops by exactly D
-in expectation. Baseline and candidate each ask every record K times; a unit (a type's record, or a
+answer, p_i (:func:`pilot_odds`: c_i / n_i over its trials, shrunk towards the type's mean by what
+trial noise explains; a one-trial pilot: 1 or 0, a model that answers the same way every time). The
+candidate of the plan loses D points on the target's records, each record's chance scaled by
+1 − D / p̄ (p̄ = the pilot's accuracy on that type), so every targeted type drops by exactly D in
+expectation. Baseline and candidate each ask every record K times; a unit (a type's record, or a
 source sample with its records of the pooled types) is a loss when the candidate's mean over its
 trials is below the baseline's. For a type row the odds are exact binomial sums over the pilot's
 records; for a pooled row (a component, Pert. Acc.) they are estimated from ``draws`` seeded
@@ -111,16 +112,35 @@ Pilot = dict[str, dict[str, float]]
 
 
 def pilot_odds(verdicts: Iterable[Verdict]) -> Pilot:
-    """Per source sample and type, the pilot's share of right trials (infrastructure errors left out)."""
+    """Per source sample and type, the pilot's estimate of the record's chance of a right answer.
+
+    From a pilot of several trials the raw share c / n mixes the record's own chance with trial noise;
+    each type's shares are shrunk towards the type's mean by w = between / (between + within), the
+    records' spread beyond what trial noise explains (method of moments: within = mean of
+    c (n − c) / (n (n − 1)) / n, between = var(c / n) − within, at least 0). A model whose records
+    differ only by chance gets w ≈ 0: every record at the type's mean. A one-trial pilot cannot tell
+    the two apart and is read as a model that answers each record the same way every time (w = 1)."""
     sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for v in verdicts:
         if v.correct is not None:
             acc = sums[(source_id(v), v.type)]
             acc[0] += int(v.correct)
             acc[1] += 1
-    out: Pilot = defaultdict(dict)
+    by_type: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
     for (source, code), (c, n) in sums.items():
-        out[source][code] = c / n
+        by_type[code].append((source, c, n))
+    out: Pilot = defaultdict(dict)
+    for code, recs in by_type.items():
+        shares = np.array([c / n for _, c, n in recs])
+        mean = float(shares.mean())
+        repeated = [(c, n) for _, c, n in recs if n >= 2]
+        weight = 1.0
+        if repeated and len(recs) >= 2:
+            within = float(np.mean([c * (n - c) / (n * (n - 1)) / n for c, n in repeated]))
+            between = max(0.0, float(shares.var(ddof=1)) - within)
+            weight = between / (between + within) if between + within > 0 else 1.0
+        for (source, _, _), share in zip(recs, shares, strict=True):
+            out[source][code] = mean + weight * (float(share) - mean)
     return dict(out)
 
 
