@@ -145,3 +145,14 @@ def test_plan_from_a_pilot(runs: dict[str, Path]) -> None:
     assert "| Trials | Clean samples | Power |" in res.output
     res = runner.invoke(app, ["compare", str(runs["t1"]), str(runs["t2"]), "--plan", "0.2"])
     assert res.exit_code == 1 and "'-' as CANDIDATE" in res.output
+
+
+def test_report_and_score_show_the_trial_table(runs: dict[str, Path], tmp_path: Path) -> None:
+    res = runner.invoke(app, ["report", str(runs["t1"]), "--out", str(tmp_path / "r"), "--resamples", "0"])
+    assert res.exit_code == 0, res.output
+    table = (tmp_path / "r" / "trials.md").read_text()
+    summary = json.loads((runs["t1"] / "summary.json").read_text())["trials"]
+    clean = summary["by_component"]["clean"]
+    assert "pass@K" in table and "pass^K" in table and "Noise floor" in table
+    row = next(line for line in table.splitlines() if line.startswith("| scripted:chance:0.7 | Clean |"))
+    assert f"| {clean['pass_hat']['3']:.3f} |" in row and f"| {clean['pass_at']['3']:.3f} |" in row
