@@ -39,13 +39,13 @@ Reach = dict[int, float | None]
 
 
 def reach(result: CompareResult) -> Reach:
-    """Per row with a test: the smallest drop its units could flag at α after Holm, given the baseline
-    (``metrics.smallest_flaggable_drop``)."""
+    """Per gated row (one a gate flag could judge) with a test: the smallest drop its units could flag
+    at α after Holm, given the baseline (``metrics.smallest_flaggable_drop``)."""
     out: Reach = {}
     for c in result.comparisons:
         sizes = family_sizes(c.result.rows)
         for r in c.result.rows:
-            if r.p_value is not None:
+            if r.p_value is not None and r.gate is not None:
                 out[id(r)] = smallest_flaggable_drop(r, result.alpha, sizes.get(r.family, 1))
     return out
 
