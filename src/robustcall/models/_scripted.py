@@ -71,10 +71,6 @@ def make_scripted(name: str, mode: Mode | None = None) -> ChatModel:
     factory = SCRIPTED_MODELS.get(name)
     if factory is not None:
         return factory(mode)
-    if name.startswith("chance:"):  # parametrised: scripted:chance:<p>[,<type>=<p>...]
-        from robustcall.models._chance import ChanceModel
-
-        return ChanceModel(name.removeprefix("chance:"), mode=mode or "fc")
     if name not in POLICIES:
         raise _unknown(name)
     return ScriptedModel(name, mode=mode or "fc")
