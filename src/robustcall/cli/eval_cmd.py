@@ -297,8 +297,14 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
     table = summary_table(summary, title=str(out))
     widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
     if widths:  # what the table rests on, so that a small run is not read as more than it is
+        clean_trials = summary.trials.by_type.get("clean") if summary.trials is not None else None
+        samples = (
+            f"{summary.clean.n} clean samples"
+            if clean_trials is None
+            else (f"{clean_trials.records} clean samples × {summary.trials.trials if summary.trials else 1} trials")
+        )
         rests_on = (
-            f"{summary.clean.n} clean samples (paired across types); 95% intervals "
+            f"{samples} (paired across types); 95% intervals "
             f"±{100 * min(widths):.0f} to ±{100 * max(widths):.0f} points"
         )
         table.caption = f"{table.caption}; {rests_on}" if table.caption else rests_on
