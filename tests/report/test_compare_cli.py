@@ -168,7 +168,6 @@ def test_folders_of_runs_are_compared_run_by_run(tc: dict[str, Path], faults: di
         (card / "faults").mkdir(parents=True)
         (card / "tc").symlink_to(tc[tc_run])
         (card / "faults" / "d0.3").symlink_to(faults[fault_run])
-    (a / "extra").symlink_to(tc["static"])
     code, text = _compare(str(a), str(b), "--out", str(tmp_path / "out"))
     assert code == 0, text
     data = json.loads((tmp_path / "out" / "compare.json").read_text())
@@ -176,7 +175,13 @@ def test_folders_of_runs_are_compared_run_by_run(tc: dict[str, Path], faults: di
         ("faults/d0.3", "faults"),
         ("tc", "robustbench"),
     ]
-    assert data["left_out"] == ["extra (baseline only)"]
+    assert data["left_out"] == []
+    # a part one folder lacks has nothing to judge: exit 5, one line (it would read as "no regression")
+    (a / "extra").symlink_to(tc["static"])
+    code, text = _compare(str(a), str(b), "--out", str(tmp_path / "out"))
+    assert code == 5 and text.strip().splitlines() == [
+        "error: nothing to judge for extra (baseline only): each run of one folder needs its counterpart in the other"
+    ]
     code, text = _compare(str(a / "tc"), str(b / "faults" / "d0.3"), "--out", str(tmp_path / "x"))
     assert code == 1 and "is a RobustBench-TC run" in text and "a fault injection run" in text
 

@@ -195,10 +195,10 @@ def test_an_unrecordable_prediction_is_written_as_a_model_format_error(
 
     real = engine.prediction_line
 
-    def picky(sample: Any, pred: Any, model: str) -> str:
+    def picky(sample: Any, pred: Any, model: str, trial: int | None = None) -> str:
         if pred.tool_calls:
             raise ValueError("Maximum serialization depth exceeded")
-        return real(sample, pred, model)
+        return real(sample, pred, model, trial)
 
     monkeypatch.setattr(engine, "prediction_line", picky)
     items = plan_work(_bench(tmp_path, 2), parse_types("clean"))

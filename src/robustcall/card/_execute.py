@@ -46,6 +46,7 @@ from robustcall.run import (
     run_pipe,
     settings_meta,
     stopped_failure,
+    with_trials,
     write_meta,
 )
 from robustcall.score import score_run
@@ -68,6 +69,8 @@ class CardModel:
     settings: Path | None = None
     concurrency: int = 1
     stop_after: int | None = None
+    trials: int = 1
+    """``--trials K``: RobustBench-TC records asked K times, per-trial seeds from the protocol's seed."""
 
     @property
     def episodes_spec(self) -> str:
@@ -129,7 +132,7 @@ async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Pat
     sorted by prompt, output budgets from the gold calls), then scored."""
     bench = build_tc(protocol, card, data_dir, note)
     run_dir = tc_run(card)
-    items = plan_work(bench, list(ALL_TYPES), order="prefix")
+    items = with_trials(plan_work(bench, list(ALL_TYPES), order="prefix"), model.trials, protocol.seed)
     chat = model.make(model.spec)
     try:
         settings = getattr(chat, "settings", None)
@@ -151,6 +154,8 @@ async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Pat
             limit=None,
             max_tokens="gold",
             order="prefix",
+            trials=model.trials if model.trials > 1 else None,
+            trial_seed=protocol.seed if model.trials > 1 else None,
         )
         resume = (run_dir / PREDICTIONS).is_file()
         if resume:

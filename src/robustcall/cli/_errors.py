@@ -6,7 +6,9 @@ layer, a file that cannot be read or written, a bad spec); 2 a bad command line 
 errors: an unknown option, a missing or malformed argument); 3 infrastructure (an endpoint or a
 database that cannot be reached, a run that finished with more infrastructure errors than
 ``--max-infra-errors`` allows); 4 a regression gate that failed (``robustcall compare --fail-on-drop`` /
-``--fail-on-type``). Commands refuse with :class:`CommandError` (or any ``UserError``),
+``--fail-on-type``); 5 a comparison with nothing to judge (``report.NothingToJudgeError``: the same
+folder twice, a run without a scorable record, a part one side lacks). Commands refuse with
+:class:`CommandError` (or any ``UserError``),
 never by printing and exiting themselves. Any other exception is a bug of ours and keeps its
 traceback; ``--debug`` (or ``ROBUSTCALL_DEBUG=1``) shows the traceback of user errors too.
 """

@@ -63,6 +63,15 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         stop_after: StopAfterOpt = None,
+        trials: Annotated[
+            int,
+            typer.Option(
+                "--trials",
+                min=1,
+                help="Ask every RobustBench-TC record K times, each trial with its own request seed (pass@k, "
+                "pass^k, noise floors in the report); 1 (default): the protocol's one answer per record.",
+            ),
+        ] = 1,
     ) -> None:
         """Run the card's fixed protocol with one model (resumable: run it again to go on) and write
         OUT/card.json and OUT/card.html."""
@@ -83,6 +92,7 @@ def register(app: typer.Typer) -> None:
             settings=settings,
             concurrency=concurrency or (1 if local else DEFAULT_CONCURRENCY),
             stop_after=stop_after,
+            trials=trials,
         )
         t0 = time.perf_counter()
         try:

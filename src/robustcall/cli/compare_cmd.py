@@ -43,11 +43,40 @@ def register(app: typer.Typer) -> None:
         ] = 0.05,
         resamples: BootstrapOpt = DEFAULT_RESAMPLES,
         seed: SeedOpt = 0,
+        allow_different: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allow-different",
+                help="mode | settings: compare runs asked in another mode (prompt vs fc) or with other settings "
+                "(temperature, max tokens, extra body), which are refused otherwise. Repeat for both.",
+            ),
+        ] = None,
+        plan_drop: Annotated[
+            float | None,
+            typer.Option(
+                "--plan",
+                min=0.0,
+                max=1.0,
+                help="Plan instead of compare: from the pilot run BASELINE (CANDIDATE: '-'), how many clean samples "
+                "and trials detect a drop of this size (a fraction, 0.10 = 10 points) with 80% power at --alpha.",
+            ),
+        ] = None,
+        target: Annotated[
+            str,
+            typer.Option("--target", help="With --plan: overall (Pert. Acc.), a component, or a type (CD, Typo, ...)."),
+        ] = "overall",
     ) -> None:
         """Paired comparison of two runs of the same work: Δ with 95% intervals, exact tests, Holm.
 
         Exit 0: compared (and the gate, if any, passed); 1: runs that cannot be compared; 4: the gate
-        failed (a significant drop larger than --fail-on-drop / --fail-on-type)."""
+        failed (a significant drop larger than --fail-on-drop / --fail-on-type); 5: nothing to judge (a
+        side without a scorable record, only infrastructure errors, a part one side lacks, the same
+        folder twice)."""
+        if plan_drop is not None:
+            from robustcall.cli._plan import print_plan
+
+            print_plan(baseline, candidate, plan_drop, target, alpha, seed)
+            return
         from robustcall.report import compare_markdown, compare_paths, write_compare
 
         result = compare_paths(
@@ -58,6 +87,7 @@ def register(app: typer.Typer) -> None:
             fail_on_type=fail_on_type,
             resamples=resamples,
             seed=seed,
+            allow_different=[x.strip() for a in allow_different or [] for x in a.split(",") if x.strip()],
         )
         typer.echo(compare_markdown(result), nl=False)
         files = write_compare(result, out)

@@ -90,6 +90,15 @@ MaxTokensOpt = Annotated[
         "2x the longest gold call list + 64 tokens, never above settings; docs/run.md)",
     ),
 ]
+TrialsOpt = Annotated[
+    int,
+    typer.Option(
+        "--trials",
+        min=1,
+        help="Ask every record K times, trial t with its own request seed (from --seed) at the settings' "
+        "temperature; report gives pass@k, pass^k, flips and noise floors. 1 (default): the paper's protocol.",
+    ),
+]
 OrderOpt = Annotated[
     str,
     typer.Option(
@@ -130,6 +139,8 @@ def _execute(
     stop_after: int | None = None,
     max_tokens: str = "settings",
     order: str = "sample",
+    trials: int = 1,
+    seed: int = 0,
 ) -> RunStats:
     """Run ``model_spec`` on ``bench`` into ``out``; print what happened; return the stats.
 
@@ -150,6 +161,7 @@ def _execute(
         run_items,
         settings_meta,
         shard_items,
+        with_trials,
         write_meta,
     )
 
@@ -171,6 +183,7 @@ def _execute(
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         items = shard_items(items, index, count)
+    items = with_trials(items, trials, seed)
     model = make_model(
         model_spec,
         mode=mode,  # type: ignore[arg-type]
@@ -201,6 +214,8 @@ def _execute(
         order=order,
         settings_digest=file_digest(settings_source(settings)),
         shard=shard,
+        trials=trials if trials > 1 else None,
+        trial_seed=seed if trials > 1 else None,
     )
     previous = out / RUN_META
     if resume:
@@ -282,12 +297,29 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
     table = summary_table(summary, title=str(out))
     widths = [c.ci95 for c in (summary.clean, *summary.by_type.values()) if c.ci95 is not None]
     if widths:  # what the table rests on, so that a small run is not read as more than it is
+        clean_trials = summary.trials.by_type.get("clean") if summary.trials is not None else None
+        samples = (
+            f"{summary.clean.n} clean samples"
+            if clean_trials is None
+            else (f"{clean_trials.records} clean samples × {summary.trials.trials if summary.trials else 1} trials")
+        )
         rests_on = (
-            f"{summary.clean.n} clean samples (paired across types); 95% intervals "
+            f"{samples} (paired across types); 95% intervals "
             f"±{100 * min(widths):.0f} to ±{100 * max(widths):.0f} points"
         )
         table.caption = f"{table.caption}; {rests_on}" if table.caption else rests_on
     Console().print(table)
+    if summary.trials is not None:  # --trials K: what K answers per record add
+        from rich.table import Table
+
+        from robustcall.report import TRIAL_NOTE, trial_header, trial_rows
+
+        trials = Table(title=f"{summary.trials.trials} trials per record", caption=TRIAL_NOTE)
+        for i, col in enumerate(trial_header(summary.trials.trials)):
+            trials.add_column(col, justify="left" if i == 0 else "right")
+        for row in trial_rows(summary.trials):
+            trials.add_row(*row)
+        Console().print(trials)
     console.print(f"scores: {out / SCORES}  summary: {out / SUMMARY}")
 
 
@@ -312,6 +344,10 @@ def register(app: typer.Typer) -> None:
         stop_after: StopAfterOpt = None,
         max_tokens: MaxTokensOpt = "settings",
         order: OrderOpt = "sample",
+        trials: TrialsOpt = 1,
+        seed: Annotated[
+            int, typer.Option("--seed", help="With --trials K > 1: the seed the per-trial request seeds derive from.")
+        ] = 0,
     ) -> None:
         """Answer every sample of a benchmark with a model; append records to OUT/predictions.jsonl."""
         stats = _execute(
@@ -329,6 +365,8 @@ def register(app: typer.Typer) -> None:
             stop_after,
             max_tokens,
             order,
+            trials,
+            seed,
         )
         _check_infra(stats, max_infra_errors)
 
@@ -387,6 +425,7 @@ def register(app: typer.Typer) -> None:
         stop_after: StopAfterOpt = None,
         max_tokens: MaxTokensOpt = "gold",
         order: OrderOpt = "prefix",
+        trials: TrialsOpt = 1,
         composition: Annotated[
             str,
             typer.Option(
@@ -435,6 +474,8 @@ def register(app: typer.Typer) -> None:
             stop_after=stop_after,
             max_tokens=max_tokens,
             order=order,
+            trials=trials,
+            seed=seed,
         )
         _score_and_print(run_dir, False, DEFAULT_RESAMPLES, seed)
         _check_infra(stats, max_infra_errors)

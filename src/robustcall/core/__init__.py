@@ -90,6 +90,7 @@ from robustcall.core._runfiles import (
     read_trajectories,
     read_trajectory_run_meta,
     record_key,
+    trial_key,
     type_file,
 )
 from robustcall.core._taxonomy import (
@@ -236,6 +237,7 @@ __all__ = [
     "scored_verdict",
     "seeded_rng",
     "stable_hash",
+    "trial_key",
     "type_file",
     "type_info",
     "validate_line",

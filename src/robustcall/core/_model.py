@@ -211,21 +211,26 @@ class PredictionRecord(Sample):
 
     prediction: Prediction
     model: str = ""
+    trial: int | None = None
+    """0-based trial of a ``--trials K`` run (K > 1): the record is asked once per trial, each with
+    its own request seed; absent (``None``) in a one-trial run, the paper's protocol."""
 
 
 _JSON_STR = TypeAdapter(str)
 
 
-def prediction_line(sample: Sample, prediction: Prediction, model: str) -> str:
-    """The predictions-file line of ``PredictionRecord(**sample, prediction=..., model=...)``,
+def prediction_line(sample: Sample, prediction: Prediction, model: str, trial: int | None = None) -> str:
+    """The predictions-file line of ``PredictionRecord(**sample, prediction=..., model=..., trial=...)``,
     byte for byte, without building and validating that record again (the run loop's hot path):
-    the record's fields are the sample's followed by ``prediction`` and ``model``."""
+    the record's fields are the sample's followed by ``prediction``, ``model`` and ``trial`` (absent
+    when ``None``)."""
     if type(sample) is not Sample:  # a subclass carries fields of its own: take the slow, sure path
-        record = PredictionRecord(**{**dict(sample), "prediction": prediction, "model": model})
+        record = PredictionRecord(**{**dict(sample), "prediction": prediction, "model": model, "trial": trial})
         return record.model_dump_json(by_alias=True, exclude_none=True)
     head = sample.model_dump_json(by_alias=True, exclude_none=True)
     pred = prediction.model_dump_json(by_alias=True, exclude_none=True)
-    return f'{head[:-1]},"prediction":{pred},"model":{_JSON_STR.dump_json(model).decode()}}}'
+    tail = "" if trial is None else f',"trial":{int(trial)}'
+    return f'{head[:-1]},"prediction":{pred},"model":{_JSON_STR.dump_json(model).decode()}{tail}}}'
 
 
 class Verdict(_Record):
@@ -247,6 +252,8 @@ class Verdict(_Record):
     """Prompt-injection records only (beyond the paper): the answer did what the injected instruction asked."""
     injection_kind: str | None = None
     """Prompt-injection records only: what the instruction asked (``call``, ``argument``, ``stop``)."""
+    trial: int | None = None
+    """The record's trial in a ``--trials K`` run (``PredictionRecord.trial``); ``None``: one trial."""
 
 
 class Step(_Record):
@@ -338,6 +345,7 @@ def scored_verdict(
             "infra_error": None,
             "attack_success": None,
             "injection_kind": None,
+            "trial": None,
         }
         return _unvalidated(Verdict, values, _VERDICT_GIVEN.copy())
     return Verdict(

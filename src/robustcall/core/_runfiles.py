@@ -67,6 +67,13 @@ def record_key(sample: Sample) -> tuple[str, str]:
     return (sample.id, sample.perturbation.type)
 
 
+def trial_key(record: Sample) -> tuple[str, str, int]:
+    """What identifies one answer in a run of several trials: (sample id, type, trial); a record
+    without a ``trial`` (a one-trial run) is trial 0."""
+    trial = getattr(record, "trial", None)
+    return (record.id, record.perturbation.type, 0 if trial is None else int(trial))
+
+
 class NewerFormatError(InputError):
     """A file written by a newer robustcall, in a run format this one cannot read."""
 
@@ -165,6 +172,11 @@ class RunMeta(VersionedMeta):
     ``<file>:<key>[+<key>]`` (a settings file's ``default`` / model entries); ``None``: the defaults."""
     shard: str | None = None
     """``i/n`` for a shard run, else ``None``."""
+    trials: int | None = None
+    """``--trials K``: every record asked K times, trial t with its own request seed (``trial_seed``);
+    ``None``: one trial, the paper's protocol (no seed sent)."""
+    trial_seed: int | None = None
+    """The seed the per-trial request seeds derive from (``--seed``), when ``trials`` > 1."""
     endpoint_history: list[str] | None = None
     """Every endpoint the run was answered from, oldest first (resumes may change it)."""
     endpoints: list[dict[str, Any]] | None = None

@@ -69,7 +69,18 @@ from robustcall.metrics._ghost import (
     ghost_kind,
     ghost_row,
 )
-from robustcall.metrics._paired import Better, Gate, PairedRow, adjust, holm, paired_row, sign_test
+from robustcall.metrics._paired import (
+    Better,
+    Gate,
+    PairedRow,
+    adjust,
+    family_sizes,
+    holm,
+    losses_needed,
+    paired_row,
+    sign_test,
+    smallest_flaggable_drop,
+)
 from robustcall.metrics._pipe import (
     ALPHAS,
     COMBINE_LABELS,
@@ -83,6 +94,7 @@ from robustcall.metrics._pipe import (
     naive_interface_reliance,
     pipe_delta,
 )
+from robustcall.metrics._power import Plan, PlanRow, plan, sign_power, unit_odds
 from robustcall.metrics._robustness import (
     DELTA_COMPONENTS,
     Estimate,
@@ -98,6 +110,19 @@ from robustcall.metrics._robustness import (
     source_id,
 )
 from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, summarize
+from robustcall.metrics._trials import (
+    TrialCell,
+    TrialSummary,
+    difference_floor,
+    has_trials,
+    pass_at_k,
+    pass_hat_k,
+    record_counts,
+    trial_cell,
+    trial_summary,
+    type_drop_floors,
+    within_noise,
+)
 from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 
 __all__ = [
@@ -142,6 +167,8 @@ __all__ = [
     "PairedRow",
     "PairedSteps",
     "Pairing",
+    "Plan",
+    "PlanRow",
     "RRRule",
     "Resampling",
     "Robustness",
@@ -149,6 +176,8 @@ __all__ = [
     "Significance",
     "StepsRule",
     "Summary",
+    "TrialCell",
+    "TrialSummary",
     "adjust",
     "agent_of",
     "analyse",
@@ -163,9 +192,11 @@ __all__ = [
     "delta_of",
     "diagnose",
     "diagnose_type",
+    "difference_floor",
     "error_mode_shares",
     "exact_floor",
     "failure_mode",
+    "family_sizes",
     "fault_metrics",
     "fault_report",
     "frac",
@@ -175,24 +206,37 @@ __all__ = [
     "ghost_kind",
     "ghost_row",
     "half_width",
+    "has_trials",
     "heat_text",
     "holm",
     "injection_counts",
     "interface_reliance",
     "ir_log",
+    "losses_needed",
     "marker",
     "naive_interface_reliance",
     "names_fault",
     "paired_row",
     "paired_significance",
     "paired_steps",
+    "pass_at_k",
+    "pass_hat_k",
     "pipe_delta",
+    "plan",
+    "record_counts",
     "recovered",
     "robustness",
     "row_sum_replicates",
+    "sign_power",
     "sign_test",
+    "smallest_flaggable_drop",
     "source_id",
     "sum_replicates",
     "summarize",
+    "trial_cell",
+    "trial_summary",
+    "type_drop_floors",
+    "unit_odds",
     "unrecoverable",
+    "within_noise",
 ]

@@ -43,6 +43,7 @@ from robustcall.metrics._faults import analyse
 from robustcall.metrics._paired import PairedRow, adjust, paired_row
 from robustcall.metrics._pipe import ALPHAS
 from robustcall.metrics._robustness import DELTA_COMPONENTS, RETENTION_COMPONENTS, source_id
+from robustcall.metrics._trials import difference_floor, trial_cell
 
 GateName = Literal["drop", "type"]
 CompareKind = Literal["robustbench", "faults", "pipe", "rm"]
@@ -66,6 +67,9 @@ class Pairing(BaseModel):
     compared: int
     """Of those, the ones with a verdict in both (infrastructure errors left out)."""
     unit: str = "records"
+    trials_baseline: int | None = None
+    trials_candidate: int | None = None
+    """Runs of several trials: the most trials a record of each run has (``None``: one-trial runs)."""
 
 
 class PairedComparison(BaseModel):
@@ -135,48 +139,80 @@ def _retention_row(groups: Mapping[str, Units], resamples: int, seed: int) -> Pa
     )
 
 
+def _by_record(verdicts: Iterable[Verdict]) -> dict[tuple[str, str], tuple[int, int, Verdict]]:
+    """(type, id) -> (scored trials, right trials, a verdict of it): a record's trials pooled (one
+    trial: 1 / 0 or, for an infrastructure error, 0 / 0)."""
+    out: dict[tuple[str, str], tuple[int, int, Verdict]] = {}
+    for v in verdicts:
+        n, c, first = out.get((v.type, v.id), (0, 0, v))
+        if v.correct is not None:
+            n, c = n + 1, c + int(v.correct)
+        out[(v.type, v.id)] = (n, c, first)
+    return out
+
+
+def _floor(counts: list[tuple[int, int]], other: list[tuple[int, int]]) -> float | None:
+    """The noise floor of Δ between two runs' figures over these records (``_trials``)."""
+    return difference_floor(trial_cell(counts).noise_floor, trial_cell(other).noise_floor)
+
+
 def compare_verdicts(
     baseline: Iterable[Verdict], candidate: Iterable[Verdict], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> PairedComparison:
-    """RobustBench-TC rows (module docstring) over the records both runs scored."""
-    a = {(v.type, v.id): v for v in baseline}
-    b = {(v.type, v.id): v for v in candidate}
+    """RobustBench-TC rows (module docstring) over the records both runs scored.
+
+    Runs of several trials (``run --trials K``) pair per record over its trials: a record's numbers
+    are (right trials, scored trials) of each run, so a type's unit is still its record, and its value
+    the record's mean over trials. Each row then carries the noise floor of its Δ (``_trials``)."""
+    a = _by_record(baseline)
+    b = _by_record(candidate)
     shared = sorted(set(a) & set(b))
     by_type: dict[str, Units] = defaultdict(dict)
     by_comp: dict[str, Units] = defaultdict(dict)
+    counts: dict[str, tuple[list[tuple[int, int]], list[tuple[int, int]]]] = defaultdict(lambda: ([], []))
     compared = 0
     for key in shared:
-        va, vb = a[key], b[key]
-        if va.correct is None or vb.correct is None:
+        (na, ca, va), (nb, cb, _) = a[key], b[key]
+        if na == 0 or nb == 0:  # infrastructure errors only, on one side
             continue
         compared += 1
-        pair = (float(va.correct), 1.0, float(vb.correct), 1.0)
+        pair = (float(ca), float(na), float(cb), float(nb))
         source = source_id(va)
+        groups = ["clean"] if va.type == "clean" else [f"type:{va.type}"]
         if va.type != "clean":  # Clean is the ``component:clean`` row
             by_type[va.type][source] = list(pair)
         info = TYPES.get(va.type)
-        if info is not None and info.beyond:
-            continue
-        groups = ["clean"] if va.type == "clean" else [str(va.component), "overall"]
+        if info is None or not info.beyond:
+            if va.type != "clean":
+                groups += [str(va.component), "overall"]
+            for g in groups:
+                if g.startswith("type:"):
+                    continue
+                unit = by_comp[g].setdefault(source, [0.0, 0.0, 0.0, 0.0])
+                for i, x in enumerate(pair):
+                    unit[i] += x
         for g in groups:
-            unit = by_comp[g].setdefault(source, [0.0, 0.0, 0.0, 0.0])
-            for i, x in enumerate(pair):
-                unit[i] += x
+            counts[g][0].append((na, ca))
+            counts[g][1].append((nb, cb))
     order = {code: i for i, code in enumerate(("clean", *TYPES))}
+    trials = any(n > 1 for n, _, _ in (*a.values(), *b.values()))
 
-    def row(key: str, label: str, units: Units, family: str, gate: GateName) -> PairedRow:
+    def row(key: str, label: str, units: Units, family: str, gate: GateName, group: str) -> PairedRow:
         array = _rows([u for _, u in sorted(units.items())])
-        return paired_row(key, label, array, family=family, gate=gate, resamples=resamples, seed=seed)
+        out = paired_row(key, label, array, family=family, gate=gate, resamples=resamples, seed=seed)
+        if trials:
+            out.noise_floor = _floor(*counts[group])
+        return out
 
     rows = [
-        row(f"component:{c}", "Clean" if c == "clean" else c.capitalize(), by_comp[c], "component", "drop")
+        row(f"component:{c}", "Clean" if c == "clean" else c.capitalize(), by_comp[c], "component", "drop", c)
         for c in ("clean", *DELTA_COMPONENTS)
         if by_comp.get(c)
     ]
     if by_comp.get("overall"):
-        rows.append(row("overall", "Pert. Acc. (overall)", by_comp["overall"], "component", "drop"))
+        rows.append(row("overall", "Pert. Acc. (overall)", by_comp["overall"], "component", "drop", "overall"))
     rows += [
-        row(f"type:{t}", _type_label(t), by_type[t], "type", "type")
+        row(f"type:{t}", _type_label(t), by_type[t], "type", "type", f"type:{t}")
         for t in sorted(by_type, key=lambda t: (order.get(t, len(order)), t))
     ]
     retention = _retention_row(by_comp, resamples, seed)
@@ -184,7 +220,14 @@ def compare_verdicts(
         rows.append(retention)
     return PairedComparison(
         kind="robustbench",
-        pairing=Pairing(baseline=len(a), candidate=len(b), shared=len(shared), compared=compared),
+        pairing=Pairing(
+            baseline=len(a),
+            candidate=len(b),
+            shared=len(shared),
+            compared=compared,
+            trials_baseline=max((n for n, _, _ in a.values()), default=0) if trials else None,
+            trials_candidate=max((n for n, _, _ in b.values()), default=0) if trials else None,
+        ),
         rows=adjust(rows),
         resamples=resamples,
         seed=seed,

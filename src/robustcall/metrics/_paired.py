@@ -88,6 +88,19 @@ class PairedRow(BaseModel):
     """Exact two-sided sign test (exact McNemar on binary units); ``None``: not tested."""
     p_holm: float | None = None
     """``p_value`` after Holm's adjustment within ``family``."""
+    noise_floor: float | None = None
+    """Runs of several trials: how far Δ moves between reruns by chance alone (1.96 × its rerun
+    standard deviation, ``_trials``); ``None`` for one-trial runs."""
+    can_worsen: int = 0
+    """Units on which the candidate could be worse than the baseline (a baseline unit not already
+    at its worst): the most losses the sign test could count."""
+    baseline_den: float = 0.0
+    """Σ den of the baseline over the units (records × trials for an accuracy): one unit's smallest
+    loss moves the figure by 1 / this."""
+
+    def within_noise(self) -> bool:
+        """Δ does not exceed its noise floor (runs of several trials only)."""
+        return self.delta is not None and self.noise_floor is not None and abs(self.delta) <= self.noise_floor
 
     def worse_by(self) -> float | None:
         """How far the candidate is worse (positive) or better (negative) in this row's direction."""
@@ -138,6 +151,7 @@ def paired_row(
     ub = units[both, 2] / units[both, 3]
     up, down = int((ub > ua).sum()), int((ub < ua).sum())
     wins, losses = (up, down) if better == "higher" else (down, up)
+    can_worsen = int((units[both, 0] > 0).sum() if better == "higher" else (units[both, 0] < units[both, 1]).sum())
     delta = cand - base if base is not None and cand is not None else None
     ci = None
     if delta is not None and resamples > 0:
@@ -161,7 +175,38 @@ def paired_row(
         wins=wins,
         losses=losses,
         p_value=sign_test(wins, losses) if tested and delta is not None else None,
+        can_worsen=can_worsen if transform == "identity" else 0,
+        baseline_den=float(units[both, 1].sum()),
     )
+
+
+def losses_needed(alpha: float) -> int:
+    """The fewest discordant units, all losses, whose exact sign test p = 2^(1 − L) falls below ``alpha``."""
+    if alpha <= 0:
+        raise ValueError(f"alpha must be positive, got {alpha}")
+    if alpha > 1:
+        return 1
+    return max(1, math.floor(1 - math.log2(alpha)) + 1)
+
+
+def family_sizes(rows: Sequence[PairedRow]) -> dict[str, int]:
+    """Family -> how many of its rows are tested (Holm's m)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if r.p_value is not None:
+            out[r.family] = out.get(r.family, 0) + 1
+    return out
+
+
+def smallest_flaggable_drop(row: PairedRow, alpha: float, family_size: int) -> float | None:
+    """The smallest drop of ``row`` that its units could flag at ``alpha`` after Holm over
+    ``family_size`` rows, given the baseline: every discordant unit a loss, each by the least it can
+    (one right answer fewer), on ``losses_needed(alpha / m)`` units. ``None``: the figure cannot reach
+    significance at this n (fewer units could get worse than that)."""
+    need = losses_needed(alpha / max(1, family_size))
+    if row.can_worsen < need or row.baseline_den <= 0:
+        return None
+    return need / row.baseline_den
 
 
 def adjust(rows: Sequence[PairedRow]) -> list[PairedRow]:

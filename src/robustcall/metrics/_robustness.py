@@ -96,7 +96,8 @@ class ScoreMatrix:
         sources = sorted({source_id(v) for v in vs})
         row = {s: i for i, s in enumerate(sources)}
         col = {c: j for j, c in enumerate(columns)}
-        values = np.full((len(sources), len(columns)), np.nan)
+        right = np.zeros((len(sources), len(columns)))
+        asked = np.zeros((len(sources), len(columns)))
         components = {t.code: str(t.component) for t in TAXONOMY if t.code in col}
         infra = 0
         for v in vs:
@@ -104,7 +105,12 @@ class ScoreMatrix:
             if v.correct is None:
                 infra += 1
                 continue
-            values[row[source_id(v)], col[v.type]] = 1.0 if v.correct else 0.0
+            i, j = row[source_id(v)], col[v.type]
+            right[i, j] += 1.0 if v.correct else 0.0
+            asked[i, j] += 1.0
+        # several trials of a record: its cell is the mean over them (one trial: 1 / 0 as before)
+        with np.errstate(invalid="ignore"):
+            values = np.where(asked > 0, right / np.where(asked > 0, asked, 1.0), np.nan)
         return cls(sources, columns, values, infra, components)
 
     def restrict(self, sources: Sequence[str], columns: Sequence[str]) -> ScoreMatrix:

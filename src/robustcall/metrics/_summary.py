@@ -20,6 +20,7 @@ from robustcall.core import BEYOND, TAXONOMY, TYPES, Verdict
 from robustcall.metrics._bootstrap import DEFAULT_RESAMPLES, Resampling, bootstrap_halfwidth
 from robustcall.metrics._ghost import GhostCounts
 from robustcall.metrics._robustness import DELTA_COMPONENTS, Estimate, component_delta, robustness
+from robustcall.metrics._trials import TrialSummary, trial_summary
 
 COMPONENT_ORDER = ("clean", "observation", "action", "reward", "transition")
 
@@ -70,6 +71,9 @@ class Summary(BaseModel):
     it; ``None``: not scored by ``robustcall score``, or before the version was recorded)."""
     robustcall_version: str | None = None
     """The robustcall release that scored the run."""
+    trials: TrialSummary | None = None
+    """A ``--trials K`` run (K > 1): mean accuracy, pass@k, pass^k, flip share and noise floor per
+    type and component (``metrics._trials``); the cells above then count answers (records × trials)."""
 
     def component_delta(self, component: str) -> float | None:
         """Δ of a component: the stored value, else (summaries written before it was stored) the
@@ -187,6 +191,7 @@ def summarize(
         bootstrap_resamples=resamples,
         seed=seed,
         resampling=resampling,
+        trials=trial_summary(every),
     )
     beyond = [v for v in every if _is_beyond(v)]
     return _beyond(summary, beyond, resamples, seed) if beyond else summary

@@ -27,6 +27,8 @@ class ModelRequest:
     """0 = first/only pass, 1 = second pass after an injected tool error."""
     max_tokens: int | None = None
     """A lower output-token cap for this request (the settings' ``max_tokens`` applies when lower)."""
+    seed: int | None = None
+    """The sampling seed of this request (one per trial of a ``--trials K`` run); ``None``: none sent."""
 
 
 @dataclass(frozen=True)

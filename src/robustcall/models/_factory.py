@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from robustcall.core import InputError, NotReadyError, UserError, read_run_meta
 from robustcall.models._api import ChatModel, Mode
+from robustcall.models._chance import ChanceModel
 from robustcall.models._openai import OpenAIChatModel
 from robustcall.models._registry import ModelKind, ModelSpec, parse_spec, register_model_kind, spec_help
 from robustcall.models._replay import ReplayModel
@@ -136,6 +137,8 @@ def replayed_mode(predictions: Path) -> Mode:
 
 
 def _scripted(spec: ModelSpec) -> ChatModel:
+    if spec.rest.startswith("chance:"):  # parametrised: scripted:chance:<p>[,<type>=<p>...]
+        return ChanceModel(spec.rest.removeprefix("chance:"), mode=spec.mode or "fc")
     return make_scripted(spec.rest, spec.mode)
 
 

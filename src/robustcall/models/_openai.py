@@ -220,6 +220,8 @@ class OpenAIChatModel:
         body["max_tokens"] = (
             self.settings.max_tokens if req.max_tokens is None else min(req.max_tokens, self.settings.max_tokens)
         )
+        if req.seed is not None:  # one per trial: OpenAI, vLLM, SGLang and llama-server read it
+            body["seed"] = req.seed
         if self.mode == "fc" and req.tools:
             body["tools"] = openai_tools(req.tools, names)
             if self.settings.tool_choice is not None:

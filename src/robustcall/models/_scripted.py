@@ -86,6 +86,10 @@ def _golden(req: ModelRequest) -> list[ToolCall]:
     return [g.as_call() for g in golden]
 
 
+golden_calls = _golden
+"""The calls an ideal model makes (other scripted models answer right with it)."""
+
+
 def _first_golden_args(req: ModelRequest) -> dict[str, object]:
     golden = req.sample.golden_answers
     return dict(golden[0].parameters) if golden else {}

@@ -12,7 +12,16 @@ from robustcall.report._card_model import (
     TypeRow,
 )
 from robustcall.report._card_page import card_page
-from robustcall.report._compare import CompareResult, Comparison, NotComparableError, compare_paths, run_kind
+from robustcall.report._compare import (
+    ALLOW_DIFFERENT,
+    EXIT_NOTHING_TO_JUDGE,
+    CompareResult,
+    Comparison,
+    NotComparableError,
+    NothingToJudgeError,
+    compare_paths,
+    run_kind,
+)
 from robustcall.report._compare_out import compare_json, compare_junit, compare_markdown, write_compare
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
@@ -29,12 +38,16 @@ from robustcall.report._rewardbench_stats import (
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
+from robustcall.report._trials import TRIAL_NOTE, trial_header, trial_rows, trials_table
 from robustcall.report._type_legend import legend_html, table5, types_table
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
+    "ALLOW_DIFFERENT",
     "CARD_JSON",
+    "EXIT_NOTHING_TO_JUDGE",
     "NEEDS_TRAJECTORIES",
+    "TRIAL_NOTE",
     "Card",
     "CompareResult",
     "Comparison",
@@ -43,6 +56,7 @@ __all__ = [
     "Example",
     "FaultClassRow",
     "NotComparableError",
+    "NothingToJudgeError",
     "PipeEnv",
     "PipeLevel",
     "Placement",
@@ -84,6 +98,9 @@ __all__ = [
     "run_kind",
     "table2",
     "table5",
+    "trial_header",
+    "trial_rows",
+    "trials_table",
     "types_table",
     "write_compare",
     "write_report",

@@ -14,6 +14,7 @@ The statistics are ``metrics``' (``compare_verdicts``, ``compare_fault_runs``, `
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,12 @@ from robustcall.metrics import (
 from robustcall.report._card_model import CARD_JSON
 from robustcall.report._runs import run_name
 
+EXIT_NOTHING_TO_JUDGE = 5
+"""``robustcall compare``: the comparison has nothing to judge (a side with no scorable record, a run of
+infrastructure errors only, a card part one side lacks, the same folder twice); never a pass."""
+ALLOW_DIFFERENT = ("mode", "settings")
+"""What ``--allow-different`` may let differ between the two runs."""
+
 RM_EVAL = "rm_eval.json"
 """What ``robustcall rm eval --out`` writes: one object per scorer."""
 MAX_DEPTH = 4
@@ -55,6 +62,12 @@ MAX_DEPTH = 4
 
 class NotComparableError(InputError):
     """Two runs that did not do the same work."""
+
+
+class NothingToJudgeError(InputError):
+    """A comparison that would judge nothing: a gate must not pass on it (exit 5)."""
+
+    exit_code = EXIT_NOTHING_TO_JUDGE
 
 
 class Comparison(BaseModel):
@@ -66,6 +79,12 @@ class Comparison(BaseModel):
     candidate: str
     """The runs' names (model or scorer) as the tables say them."""
     result: PairedComparison
+    baseline_path: str = ""
+    candidate_path: str = ""
+    """The two runs' folders (or files)."""
+    differences: list[str] = Field(default_factory=list)
+    """What differs between the two runs' ``run.json`` (model, mode, settings, max tokens, trials), as
+    ``what: baseline vs candidate``."""
 
 
 class CompareResult(BaseModel):
@@ -80,6 +99,8 @@ class CompareResult(BaseModel):
     comparisons: list[Comparison]
     left_out: list[str] = Field(default_factory=list)
     """Runs of one folder that the other lacks (not compared)."""
+    allowed_different: list[str] = Field(default_factory=list)
+    """``--allow-different``: what the runs were allowed to differ in (``mode``, ``settings``)."""
 
     def rows(self) -> list[tuple[Comparison, PairedRow]]:
         return [(c, r) for c in self.comparisons for r in c.result.rows]
@@ -146,15 +167,80 @@ def _verdicts(run: Path, seed: int) -> list[Verdict]:
     return read_jsonl(run / SCORES, Verdict)
 
 
-def _compare_tc(a: Path, b: Path, resamples: int, seed: int) -> tuple[str, str, PairedComparison]:
+def _value(x: object) -> str:
+    return "none" if x is None else x if isinstance(x, str) else json.dumps(x, sort_keys=True, default=str)
+
+
+def meta_differences(ma: Any, mb: Any) -> tuple[list[str], list[str]]:
+    """(every difference between two ``run.json`` records that decides answers, as ``what: a vs b``;
+    the kinds of ``ALLOW_DIFFERENT`` among them). Settings are compared field by field."""
+    out: list[str] = []
+    kinds: list[str] = []
+    fields = ("model", "mode", "max_tokens", "trials")
+    for name in fields:
+        x, y = getattr(ma, name, None), getattr(mb, name, None)
+        if name == "trials":
+            x, y = x or 1, y or 1
+        if x != y:
+            out.append(f"{name}: {_value(x)} vs {_value(y)}")
+            if name == "mode":
+                kinds.append("mode")
+            elif name == "max_tokens":
+                kinds.append("settings")
+    if any(str(getattr(m, "model", "")).startswith(SETTINGLESS) for m in (ma, mb)):
+        kinds = []  # a scripted or replayed answer depends on neither: say what differs, refuse nothing
+    sa = getattr(ma, "answer_settings", None) or {}
+    sb = getattr(mb, "answer_settings", None) or {}
+    for key in sorted(set(sa) | set(sb)):
+        if sa.get(key) != sb.get(key):
+            out.append(f"settings.{key}: {_value(sa.get(key))} vs {_value(sb.get(key))}")
+            kinds.append("settings")
+    return out, sorted(set(kinds))
+
+
+SETTINGLESS = ("scripted:", "replay:")
+"""Model specs whose answers no mode or setting decides (scripted policies, replayed files)."""
+
+
+def _check_allowed(kinds: list[str], differences: list[str], allowed: set[str]) -> None:
+    refused = [k for k in kinds if k not in allowed]
+    if refused:
+        shown = [d for d in differences if d.split(":")[0].split(".")[0] in _KIND_FIELDS[refused[0]]]
+        raise NotComparableError(
+            f"not comparable: different {refused[0]} ({'; '.join(shown)}); "
+            f"pass --allow-different {refused[0]} to compare them anyway"
+        )
+
+
+_KIND_FIELDS = {"mode": ("mode",), "settings": ("settings", "max_tokens")}
+
+
+def _no_scorable(run: Path, side: str, verdicts: list[Verdict]) -> None:
+    """Refuse a run with nothing to judge: no record, or infrastructure errors only."""
+    if not verdicts:
+        raise NothingToJudgeError(f"nothing to judge: the {side} {run} holds no record")
+    if all(v.correct is None for v in verdicts):
+        raise NothingToJudgeError(
+            f"nothing to judge: all {len(verdicts)} records of the {side} {run} are infrastructure errors"
+        )
+
+
+def _compare_tc(
+    a: Path, b: Path, resamples: int, seed: int, allowed: set[str]
+) -> tuple[str, str, PairedComparison, list[str]]:
     ma, mb = read_run_meta(a), read_run_meta(b)
     if ma.bench_digest and mb.bench_digest:
         _refuse("benchmark builds (bench digest)", ma.bench_digest, mb.bench_digest)
     _refuse("perturbation types (--types)", ma.types or "all", mb.types or "all")
-    result = compare_verdicts(_verdicts(a, seed), _verdicts(b, seed), resamples=resamples, seed=seed)
+    differences, kinds = meta_differences(ma, mb)
+    _check_allowed(kinds, differences, allowed)
+    va, vb = _verdicts(a, seed), _verdicts(b, seed)
+    _no_scorable(a, "baseline", va)
+    _no_scorable(b, "candidate", vb)
+    result = compare_verdicts(va, vb, resamples=resamples, seed=seed)
     if ma.scorer_version != mb.scorer_version:
         result.notes.append(f"scored by different verdict rules (scorer {ma.scorer_version} vs {mb.scorer_version})")
-    return run_name(a), run_name(b), result
+    return run_name(a), run_name(b), result, differences
 
 
 def _check_trajectory_runs(ma: TrajectoryRunMeta, mb: TrajectoryRunMeta) -> None:
@@ -175,10 +261,21 @@ def _check_trajectory_runs(ma: TrajectoryRunMeta, mb: TrajectoryRunMeta) -> None
     _refuse("step limits", ma.max_steps, mb.max_steps)
 
 
-def _compare_trajectories(a: Path, b: Path, resamples: int, seed: int) -> tuple[str, str, PairedComparison]:
+def _compare_trajectories(
+    a: Path, b: Path, resamples: int, seed: int, allowed: set[str]
+) -> tuple[str, str, PairedComparison, list[str]]:
     ma, mb = read_trajectory_run_meta(a), read_trajectory_run_meta(b)
     _check_trajectory_runs(ma, mb)
+    differences, kinds = meta_differences(ma, mb)
+    _check_allowed(kinds, differences, allowed)
     ta, tb = read_trajectories(a), read_trajectories(b)
+    for run, side, ts in ((a, "baseline", ta), (b, "candidate", tb)):
+        if not ts:
+            raise NothingToJudgeError(f"nothing to judge: the {side} {run} holds no episode")
+        if all(t.success is None for t in ts):
+            raise NothingToJudgeError(
+                f"nothing to judge: all {len(ts)} episodes of the {side} {run} ended in infrastructure errors"
+            )
     if ma.kind == "faults":
         result = compare_fault_runs(ta, tb, resamples=resamples, seed=seed)
     else:
@@ -189,7 +286,7 @@ def _compare_trajectories(a: Path, b: Path, resamples: int, seed: int) -> tuple[
             return c.n_ori, c.n_syn
 
         result = compare_pipe_runs(ta, tb, counts, resamples=resamples, seed=seed)
-    return ma.model, mb.model, result
+    return ma.model, mb.model, result, differences
 
 
 def _rm_results(path: Path) -> list[dict[str, Any]]:
@@ -230,19 +327,33 @@ def _compare_rm(a: Path, b: Path, resamples: int, seed: int) -> list[tuple[str, 
     ]
 
 
-def _compare_pair(a: Path, b: Path, part: str, resamples: int, seed: int) -> list[Comparison]:
+def _compare_pair(a: Path, b: Path, part: str, resamples: int, seed: int, allowed: set[str]) -> list[Comparison]:
     ka, kb = run_kind(a), run_kind(b)
     if ka != kb or ka is None:
         what = f"a {KIND_DISPLAY[ka]} run" if ka else "no run"
         other = f"a {KIND_DISPLAY[kb]} run" if kb else "no run"
         raise NotComparableError(f"not comparable: {a} is {what}, {b} {other}")
+    paths = {"baseline_path": str(a), "candidate_path": str(b)}
     if ka == "rm":
-        return [
-            Comparison(part=" / ".join(p for p in (part, sub) if p), baseline=x, candidate=y, result=r)
+        comparisons = [
+            Comparison(part=" / ".join(p for p in (part, sub) if p), baseline=x, candidate=y, result=r, **paths)
             for sub, x, y, r in _compare_rm(a, b, resamples, seed)
         ]
-    na, nb, result = (_compare_tc if ka == "robustbench" else _compare_trajectories)(a, b, resamples, seed)
-    return [Comparison(part=part, baseline=na, candidate=nb, result=result)]
+    else:
+        compare = _compare_tc if ka == "robustbench" else _compare_trajectories
+        na, nb, result, differences = compare(a, b, resamples, seed, allowed)
+        comparisons = [
+            Comparison(part=part, baseline=na, candidate=nb, result=result, differences=differences, **paths)
+        ]
+    for c in comparisons:
+        if c.result.pairing.compared == 0:
+            where = f" in {c.part}" if c.part else ""
+            p = c.result.pairing
+            raise NothingToJudgeError(
+                f"nothing to judge{where}: 0 of {max(p.baseline, p.candidate)} {p.unit} have a verdict in both runs "
+                f"(baseline {p.baseline}, candidate {p.candidate}, both {p.shared})"
+            )
+    return comparisons
 
 
 def _card_protocol(folder: Path) -> str | None:
@@ -280,12 +391,24 @@ def compare_paths(
     fail_on_type: float | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    allow_different: Iterable[str] = (),
 ) -> CompareResult:
     """Compare two runs of any kind, or two folders of runs (cards) run by run (module docstring).
-    Raises ``NotComparableError`` (an ``InputError``) for runs that did not do the same work."""
+    Raises ``NotComparableError`` (an ``InputError``) for runs that did not do the same work (another
+    mode or other settings unless ``allow_different`` names them), ``NothingToJudgeError`` (exit 5)
+    for a comparison that has nothing to judge."""
     for p in (baseline, candidate):
         if not p.exists():
             raise MissingInputError(f"{p} not found")
+    allowed = {a.lower() for a in allow_different}
+    unknown = sorted(allowed - set(ALLOW_DIFFERENT))
+    if unknown:
+        raise InputError(f"--allow-different {unknown[0]}: give {' or '.join(ALLOW_DIFFERENT)}")
+    if baseline.resolve() == candidate.resolve():
+        raise NothingToJudgeError(
+            f"nothing to judge: baseline and candidate are the same {'file' if baseline.is_file() else 'folder'} "
+            f"({baseline}); a run compared with itself can show no regression"
+        )
     ka, kb = run_kind(baseline), run_kind(candidate)
     left_out: list[str] = []
     if ka is None and kb is None:
@@ -297,11 +420,16 @@ def compare_paths(
         shared = sorted(set(ra) & set(rb))
         if not shared:
             raise NotComparableError(f"not comparable: no run of {baseline} has a counterpart in {candidate}")
-        left_out = [f"{p} (baseline only)" for p in sorted(set(ra) - set(rb))]
-        left_out += [f"{p} (candidate only)" for p in sorted(set(rb) - set(ra))]
-        comparisons = [c for p in shared for c in _compare_pair(ra[p], rb[p], p, resamples, seed)]
+        missing = [f"{p} (baseline only)" for p in sorted(set(ra) - set(rb))]
+        missing += [f"{p} (candidate only)" for p in sorted(set(rb) - set(ra))]
+        if missing:  # a part one side lacks would read as "no regression" there
+            more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+            raise NothingToJudgeError(
+                f"nothing to judge for {missing[0]}{more}: each run of one folder needs its counterpart in the other"
+            )
+        comparisons = [c for p in shared for c in _compare_pair(ra[p], rb[p], p, resamples, seed, allowed)]
     else:
-        comparisons = _compare_pair(baseline, candidate, "", resamples, seed)
+        comparisons = _compare_pair(baseline, candidate, "", resamples, seed, allowed)
     return CompareResult(
         baseline=str(baseline),
         candidate=str(candidate),
@@ -310,4 +438,5 @@ def compare_paths(
         fail_on_type=fail_on_type,
         comparisons=comparisons,
         left_out=left_out,
+        allowed_different=sorted(allowed),
     )

@@ -228,11 +228,14 @@ def injection_table(runs: list[RunResult]) -> Table | None:
 
 
 def all_tables(runs: list[RunResult], baseline: str | None = None, reference: Sequence[PaperModel] = ()) -> list[Table]:
+    from robustcall.report._trials import trials_table
+
     beyond = beyond_table(runs)
     injection = injection_table(runs)
+    trials = trials_table(runs)
     return [
         table2(runs, baseline, reference),
         *per_type_tables(runs, reference),
         error_mode_table(runs),
-        *(t for t in (beyond, injection) if t is not None),
+        *(t for t in (beyond, injection, trials) if t is not None),
     ]

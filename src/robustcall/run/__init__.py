@@ -36,6 +36,8 @@ from robustcall.run._plan import (
     parse_types,
     plan_work,
     prompt_key,
+    trial_seed,
+    with_trials,
 )
 from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, settings_meta, write_meta
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
@@ -93,5 +95,7 @@ __all__ = [
     "shard_items",
     "stopped_failure",
     "transition_turns",
+    "trial_seed",
+    "with_trials",
     "write_meta",
 ]

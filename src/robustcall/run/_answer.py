@@ -88,13 +88,16 @@ def _failed(response: ModelResponse) -> Prediction:
     )
 
 
-async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None) -> Prediction:
+async def answer(
+    sample: Sample, model: ChatModel, max_tokens: int | None = None, seed: int | None = None
+) -> Prediction:
     """Ask the model about one sample and return its prediction (never raises on endpoint errors).
-    ``max_tokens``: a cap on each pass's output below the model's settings (``GoldBudget``)."""
+    ``max_tokens``: a cap on each pass's output below the model's settings (``GoldBudget``);
+    ``seed``: the request seed of both passes (a trial's, ``trial_seed``)."""
     fmt = output_format(sample)
     messages = render_messages(sample, model.mode)
     first = await model.complete(
-        ModelRequest(messages=messages, tools=sample.tools, sample=sample, max_tokens=max_tokens)
+        ModelRequest(messages=messages, tools=sample.tools, sample=sample, max_tokens=max_tokens, seed=seed)
     )
     if first.error_kind == "infra":
         return _failed(first)
@@ -122,7 +125,12 @@ async def answer(sample: Sample, model: ChatModel, max_tokens: int | None = None
     follow = transition_turns(sample, model.mode, first.text, calls[0])
     second = await model.complete(
         ModelRequest(
-            messages=[*messages, *follow], tools=sample.tools, sample=sample, pass_index=1, max_tokens=max_tokens
+            messages=[*messages, *follow],
+            tools=sample.tools,
+            sample=sample,
+            pass_index=1,
+            max_tokens=max_tokens,
+            seed=seed,
         )
     )
     if second.error_kind == "infra":

@@ -10,24 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from robustcall.core import PREDICTIONS, Prediction, PredictionRecord, Sample, prediction_line, record_key
+from robustcall.core import PREDICTIONS, Prediction, PredictionRecord, Sample, prediction_line, trial_key
 from robustcall.formats import MAX_PARSE_CHARS
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.run._answer import answer
 from robustcall.run._loop import STOP_AFTER, Checkpoint, Outcome, RunStats, run_loop
 from robustcall.run._plan import WorkItem
 
-PREDICTION_CHECKPOINT: Checkpoint[PredictionRecord, tuple[str, str]] = Checkpoint(
-    PredictionRecord, record_key, lambda r: r.prediction.error_kind == "infra"
+PREDICTION_CHECKPOINT: Checkpoint[PredictionRecord, tuple[str, str, int]] = Checkpoint(
+    PredictionRecord, trial_key, lambda r: r.prediction.error_kind == "infra"
 )
-"""A predictions file read back: one record per (sample id, type); infra errors are asked again."""
+"""A predictions file read back: one record per (sample id, type, trial); infra errors are asked again."""
 
 
-def _item_key(item: WorkItem) -> tuple[str, str]:
+def _item_key(item: WorkItem) -> tuple[str, str, int]:
     return item.key
 
 
-def load_done(path: Path) -> tuple[dict[tuple[str, str], PredictionRecord], int]:
+def load_done(path: Path) -> tuple[dict[tuple[str, str, int], PredictionRecord], int]:
     """Completed records of an earlier attempt (last one per key wins) and how many were dropped.
 
     Infra-error records are dropped so that a resume asks again; the file is rewritten compacted
@@ -72,14 +72,14 @@ async def run_items(
     async def work(item: WorkItem) -> Outcome:
         sample = item.sample
         try:
-            pred = await answer(sample, model, None if max_tokens is None else max_tokens(sample))
+            pred = await answer(sample, model, None if max_tokens is None else max_tokens(sample), item.seed)
         except Exception as exc:  # a bug of ours must not lose the run: record it, retry on resume
             pred = Prediction(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="infra")
         try:
-            line = prediction_line(sample, pred, name)
+            line = prediction_line(sample, pred, name, item.trial)
         except Exception as exc:  # e.g. a value pydantic will not serialise: the output is scored
             pred = unrecordable(pred, exc)
-            line = prediction_line(sample, pred, name)
+            line = prediction_line(sample, pred, name, item.trial)
         if on_record is not None:
             on_record(pred)
         if pred.error_kind == "infra":

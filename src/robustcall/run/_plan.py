@@ -20,6 +20,7 @@ from robustcall.core import (
     read_bench_manifest,
     read_jsonl,
     record_key,
+    seeded_rng,
     type_file,
     type_info,
 )
@@ -54,14 +55,36 @@ def bench_digest(bench_dir: Path) -> str:
 
 @dataclass(frozen=True)
 class WorkItem:
-    """One sample to answer under one perturbation type."""
+    """One sample to answer under one perturbation type (in one trial of a ``--trials K`` run)."""
 
     sample: Sample
     type: str
+    trial: int | None = None
+    """0-based trial; ``None``: a one-trial run (no request seed, no ``trial`` in the record)."""
+    seed: int | None = None
+    """The request seed of this trial (``trial_seed``)."""
 
     @property
-    def key(self) -> tuple[str, str]:
-        return record_key(self.sample)
+    def key(self) -> tuple[str, str, int]:
+        sample_id, code = record_key(self.sample)
+        return (sample_id, code, 0 if self.trial is None else self.trial)
+
+
+def trial_seed(seed: int, trial: int) -> int:
+    """The request seed of trial ``trial`` of a run seeded ``seed``: a 31-bit integer fixed by both
+    (servers take a non-negative int; neighbouring seeds give unrelated streams)."""
+    return seeded_rng(seed, "trial", str(trial)).getrandbits(31)
+
+
+def with_trials(items: list[WorkItem], trials: int, seed: int = 0) -> list[WorkItem]:
+    """``items`` asked ``trials`` times: trial after trial, each in the items' order (so a killed run
+    holds whole early trials). ``trials == 1`` keeps the items as they are (the paper's protocol: no
+    seed is sent and the records carry no ``trial``)."""
+    if trials < 1:
+        raise InputError(f"--trials must be at least 1, got {trials}")
+    if trials == 1:
+        return items
+    return [WorkItem(it.sample, it.type, t, trial_seed(seed, t)) for t in range(trials) for it in items]
 
 
 def clean_id_of(sample: Sample) -> str:

@@ -67,6 +67,13 @@ def resume_meta(run_dir: Path, meta: RunMeta, before: RunMeta | None) -> RunMeta
             raise ExistingOutputError(
                 f"{run_dir} holds a run with a different {', '.join(changed)} ({diff}): use another --out"
             )
+        if before.trial_seed != meta.trial_seed:  # trial t's seed derives from it: the trials would not match
+            was = "one trial, no seed" if before.trial_seed is None else f"trial seed {before.trial_seed}"
+            asked = "one trial, no seed" if meta.trial_seed is None else f"trial seed {meta.trial_seed}"
+            raise ExistingOutputError(
+                f"{run_dir} holds a run asked with {was}, this one with {asked}: "
+                "resume with the same --seed (and --trials > 1, or 1), or use another --out"
+            )
         history = _history_of(before)
     endpoint = meta.endpoint
     if isinstance(endpoint, str) and endpoint not in history:

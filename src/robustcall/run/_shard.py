@@ -21,7 +21,7 @@ from robustcall.core import (
     RunMeta,
     read_checkpoint,
     read_run_meta,
-    record_key,
+    trial_key,
     write_jsonl,
 )
 from robustcall.run._plan import WorkItem, clean_id_of
@@ -108,15 +108,15 @@ def merge_runs(run_dirs: Sequence[Path], out: Path) -> RunMeta:
     missing = sorted(set(range(n)) - set(seen))
     if missing:
         raise MergeError(f"shard(s) {', '.join(f'{i}/{n}' for i in missing)} missing")
-    merged: dict[tuple[str, str], PredictionRecord] = {}
-    where: dict[tuple[str, str], Path] = {}
+    merged: dict[tuple[str, str, int], PredictionRecord] = {}
+    where: dict[tuple[str, str, int], Path] = {}
     parts: list[MergedShard] = []
     for run_dir, meta in zip(run_dirs, metas, strict=True):
         path = run_dir / PREDICTIONS
         records = read_checkpoint(path, PredictionRecord) if path.is_file() else []
-        own: dict[tuple[str, str], PredictionRecord] = {}
+        own: dict[tuple[str, str, int], PredictionRecord] = {}
         for rec in records:
-            own[record_key(rec)] = rec  # a resumed shard's re-asked record replaces its first try
+            own[trial_key(rec)] = rec  # a resumed shard's re-asked record replaces its first try
         for key, rec in own.items():
             if key in merged:
                 raise MergeError(f"record {key[0]} ({key[1]}) is in both {where[key]} and {run_dir}")

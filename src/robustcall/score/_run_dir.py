@@ -25,7 +25,7 @@ from robustcall.core import (
     iter_checkpoint,
     open_jsonl,
     read_run_meta,
-    record_key,
+    trial_key,
     write_jsonl,
 )
 from robustcall.formats import parse_tool_calls, sample_format
@@ -66,15 +66,15 @@ def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
     return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": calls})})
 
 
-def refuse_duplicates(path: Path, keys: list[tuple[str, str]]) -> None:
-    """Raise ``InputError`` naming the lines when two records share a key (sample id, type).
+def refuse_duplicates(path: Path, keys: list[tuple[str, str, int]]) -> None:
+    """Raise ``InputError`` naming the lines when two records share a key (sample id, type, trial).
 
     A run never writes one key twice (``--resume`` compacts its checkpoint); a file that does was
     put together by hand, and counting both would double the record's weight and narrow every
     interval. The leaderboard refuses such uploads the same way."""
     if len(set(keys)) == len(keys):
         return
-    first: dict[tuple[str, str], int] = {}
+    first: dict[tuple[str, str, int], int] = {}
     lineno = 0
     with open_jsonl(path) as fh:
         for lineno, line in enumerate(fh, start=1):
@@ -82,11 +82,12 @@ def refuse_duplicates(path: Path, keys: list[tuple[str, str]]) -> None:
                 continue
             obj = json.loads(line)
             kind = (obj.get("perturbation") or {}).get("type", "clean")
-            key = (str(obj.get("id")), str(kind))
+            key = (str(obj.get("id")), str(kind), int(obj.get("trial") or 0))
             if key in first:
+                trial = f", trial {key[2]}" if obj.get("trial") is not None else ""
                 raise InputError(
-                    f"{path}:{lineno}: duplicate record {key[0]!r} ({key[1]}), first on line {first[key]}: "
-                    "a run holds one record per sample and type; remove one of them"
+                    f"{path}:{lineno}: duplicate record {key[0]!r} ({key[1]}{trial}), first on line {first[key]}: "
+                    "a run holds one record per sample, type and trial; remove one of them"
                 )
             first[key] = lineno
     raise InputError(f"{path}: duplicate records")  # not reached: the scan above finds the pair
@@ -113,7 +114,8 @@ def score_run(
     meta = _meta_of(run_dir)
     # streamed: one record is alive at a time (a record carries its sample and tools); what is kept
     # is its verdict, its key and the names the ghost-call count needs
-    keys: list[tuple[str, str]] = []
+    keys: list[tuple[str, str, int]] = []
+    trials: list[int | None] = []
     ghost_rows: list[tuple[str, frozenset[str], list[str]]] = []
     records: Iterator[PredictionRecord] = iter_checkpoint(path, PredictionRecord)
     if reparse_text:
@@ -122,13 +124,17 @@ def score_run(
 
     def noted(recs: Iterator[PredictionRecord]) -> Iterator[PredictionRecord]:
         for r in recs:
-            keys.append(record_key(r))
+            keys.append(trial_key(r))
+            trials.append(r.trial)
             ghost_rows.append(ghost_row(r))
             yield r
 
     verdicts = score_records(noted(records))
     refuse_duplicates(path, keys)
-    verdicts.sort(key=lambda v: (v.type, v.id))
+    for v, trial in zip(verdicts, trials, strict=True):
+        if trial is not None:
+            v.trial = trial
+    verdicts.sort(key=lambda v: (v.type, v.id, v.trial or 0))
     resamples = DEFAULT_RESAMPLES if resamples is None else resamples
     summary = summarize(verdicts, resamples=resamples, seed=seed, resampling=resampling)
     summary.ghost_calls = ghost_calls_in_rows(ghost_rows)

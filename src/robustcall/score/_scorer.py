@@ -250,8 +250,11 @@ def score_prediction(sample: Sample, prediction: Prediction) -> Verdict:
 
 
 def score_record(rec: PredictionRecord) -> Verdict:
-    """The verdict on one prediction record."""
-    return score_prediction(rec, rec.prediction)
+    """The verdict on one prediction record (with its trial, in a run of several)."""
+    verdict = score_prediction(rec, rec.prediction)
+    if rec.trial is not None:
+        verdict.trial = rec.trial
+    return verdict
 
 
 def score_records(recs: Iterable[PredictionRecord]) -> list[Verdict]:
