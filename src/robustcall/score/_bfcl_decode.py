@@ -1,0 +1,125 @@
+"""BFCL's ``decode_execute`` for its two default handlers, rule for rule, without ``eval``.
+
+A multi-turn result entry holds, per turn, per step, what the handler wrote: a list of
+``{name: arguments}`` (function-calling handlers; ``model_handler.utils.convert_to_function_call``)
+or the model's text (prompting handlers; ``default_decode_execute_prompting``, which reads the text
+as a Python list of calls with keyword arguments only, positional ones dropped). Both give call
+strings (``cd(folder='x')``) that BFCL's checker then executes. A step that does not decode raises
+:class:`NotCalls` (BFCL skips such a step: the model was chatting).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+from robustcall.envs._bfcl_exec import literal_value
+
+
+class NotCalls(ValueError):
+    """A step BFCL's decoder cannot read as calls."""
+
+
+def decode_fc(item: Any) -> list[str]:
+    """``convert_to_function_call``: ``name(k=repr(v),...)`` per ``{name: arguments}``."""
+    items = [item] if type(item) is dict else item
+    out: list[str] = []
+    try:
+        for call in items:
+            for key, value in call.items():
+                if type(value) is str:
+                    value = json.loads(value)
+                out.append(f"{key}({','.join(f'{k}={v!r}' for k, v in value.items())})")
+    except (AttributeError, TypeError, ValueError, RecursionError) as exc:
+        raise NotCalls(str(exc)) from None
+    return out
+
+
+def decode_prompting(item: Any) -> list[str]:
+    """``default_decode_execute_prompting``: the text as ``[f(a=1), g(b=2)]``, rendered back as call strings."""
+    if type(item) is not str:
+        raise NotCalls("a prompting handler's step is text")
+    text = item.strip("`\n ")
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    try:
+        body = ast.parse(text.strip().strip("'"), mode="eval").body
+        if isinstance(body, ast.Call):
+            decoded = [_resolve_call(body)]
+        elif isinstance(body, (ast.List, ast.Tuple, ast.Set)):
+            decoded = []
+            for elem in body.elts:
+                if not isinstance(elem, ast.Call):
+                    raise NotCalls("an element is not a call")
+                decoded.append(_resolve_call(elem))
+        else:
+            raise NotCalls("not a list of calls")
+        return [f"{name}({', '.join(f'{k}={_render(v)}' for k, v in args.items())})" for name, args in decoded]
+    except NotCalls:
+        raise
+    except Exception as exc:  # BFCL skips any step its decoder raises on
+        raise NotCalls(str(exc)) from None
+
+
+def _resolve_call(elem: ast.Call) -> tuple[str, dict[str, Any]]:
+    """``resolve_ast_call``: the dotted name and the keyword arguments (positional ones dropped)."""
+    parts = []
+    func = elem.func
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts)), {str(k.arg): _resolve_value(k.value) for k in elem.keywords}
+
+
+def _resolve_value(value: ast.expr) -> Any:
+    """``resolve_ast_by_type``."""
+    if isinstance(value, ast.Constant):
+        return "..." if value.value is Ellipsis else value.value
+    if isinstance(value, ast.UnaryOp):
+        operand = value.operand
+        if not isinstance(operand, ast.Constant):
+            raise NotCalls("unary operator on a non-constant")
+        constant: Any = operand.value
+        return -constant  # upstream negates whatever the operator (TypeError: not decoded)
+    if isinstance(value, ast.List):
+        return [_resolve_value(v) for v in value.elts]
+    if isinstance(value, ast.Dict):
+        if any(k is None for k in value.keys):
+            return _unsupported(value)
+        return {
+            _resolve_value(k): _resolve_value(v) for k, v in zip(value.keys, value.values, strict=True) if k is not None
+        }
+    if isinstance(value, ast.BinOp):
+        return literal_value(value)
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, ast.Call):
+        if not value.keywords:
+            return ast.unparse(value)
+        name, args = _resolve_call(value)
+        return {name: args}
+    if isinstance(value, ast.Tuple):
+        return tuple(_resolve_value(v) for v in value.elts)
+    if isinstance(value, ast.Subscript):
+        return ast.unparse(value.value) + "[" + ast.unparse(value.slice) + "]"
+    return _unsupported(value)
+
+
+def _unsupported(value: ast.expr | None) -> Any:
+    raise NotCalls(f"Unsupported AST type: {type(value)}")
+
+
+def _render(value: Any) -> str:
+    """``parse_nested_value``: a dict whose values are all dicts renders as a call, another dict as
+    ``{'k': v}`` (the key unquoted inside quotes, as upstream), anything else as ``repr``."""
+    if isinstance(value, dict):
+        if all(isinstance(v, dict) for v in value.values()):
+            name = next(iter(value))  # an empty dict: StopIteration, the step is not decoded (as upstream)
+            return f"{name}({', '.join(f'{k}={_render(v)}' for k, v in value[name].items())})"
+        return "{" + ", ".join(f"'{k}': {_render(v)}" for k, v in value.items()) + "}"
+    return repr(value)
