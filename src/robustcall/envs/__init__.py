@@ -1,7 +1,7 @@
 """Multi-turn environments the agent acts in, behind one small protocol."""
 
 from robustcall.envs._agentgym import AGENTGYM_FAMILIES, ActionCodec, AgentGymEnv, AgentGymFamily
-from robustcall.envs._bfcl_exec import BfclInstances
+from robustcall.envs._bfcl_exec import BfclInstances, literal_value
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
 from robustcall.envs._bfcl_wheel import MULTI_TURN_CATEGORIES, MultiTurnTask, function_docs, load_tasks
 from robustcall.envs._dbbench import DbBenchEnv
@@ -44,6 +44,7 @@ __all__ = [
     "env_names",
     "function_docs",
     "is_solved",
+    "literal_value",
     "load_env",
     "load_tasks",
     "make_env",

@@ -14,7 +14,7 @@ import ast
 import json
 from typing import Any
 
-from robustcall.envs._bfcl_exec import literal_value
+from robustcall.envs import literal_value
 
 
 class NotCalls(ValueError):
