@@ -87,7 +87,8 @@ import_app = typer.Typer(
 @import_app.command("bfcl")
 def import_bfcl_cmd(
     results: Annotated[
-        Path, typer.Argument(help="A `bfcl generate` result folder (searched for BFCL_v4_*_result.json).")
+        Path,
+        typer.Argument(help="A `bfcl generate` result folder (searched for BFCL_v4_*_result.json, or v3's)."),
     ],
     out: Annotated[Path, typer.Option("--out", help="The run directory to write; then `robustcall score OUT`.")],
     model: Annotated[str, typer.Option("--model", help="Model name recorded in the run.")] = "bfcl-results",
@@ -96,13 +97,14 @@ def import_bfcl_cmd(
         typer.Option(
             "--categories",
             help="Comma list of BFCL categories to import (default: every one robustcall scores: "
-            "simple_python, multiple, parallel, parallel_multiple, irrelevance and their live_ ones).",
+            "simple_python, multiple, parallel, parallel_multiple, irrelevance and their live_ ones, "
+            "live_relevance, and the four multi_turn_ ones).",
         ),
     ] = None,
 ) -> None:
-    """BFCL result files as a robustcall run of clean BFCL samples, scored by `robustcall score`.
-    Files of categories robustcall does not score (multi-turn, Java, JavaScript, live_relevance) are
-    skipped with a line each."""
+    """BFCL result files (v3 or v4) as a robustcall run of clean BFCL samples, scored by `robustcall score`
+    with BFCL's verdicts. Files of categories robustcall does not score (Java, JavaScript, memory,
+    web_search, format_sensitivity) are skipped with a line each."""
     from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
@@ -116,6 +118,8 @@ def import_bfcl_cmd(
         done = import_bfcl_results(results, out, model=model, categories=chosen)
     except (BfclFileError, SourceError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    mapped = " (ids mapped to today's: simple_N as simple_python_N, ...)" if done.version == "v3" else ""
+    console.print(f"read BFCL {done.version} result files{mapped}", soft_wrap=True, highlight=False, markup=False)
     for line in done.skipped:
         console.print(line, soft_wrap=True, highlight=False, markup=False)
     errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""

@@ -27,6 +27,7 @@ Needs no extra: the samples come from the ``bfcl-eval`` wheel robustcall already
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,14 @@ from typing import Any
 from robustcall.core import (
     PREDICTIONS,
     RUN_META,
+    EvalConfig,
     InputError,
+    Message,
     Prediction,
     PredictionRecord,
     RunMeta,
     Sample,
+    SourceInfo,
     ToolCall,
     jsonl_lines,
     read_checkpoint,
@@ -47,12 +51,27 @@ from robustcall.core import (
     record_key,
     write_jsonl,
 )
+from robustcall.envs import MULTI_TURN_CATEGORIES, function_docs, load_tasks
 from robustcall.formats import parse_tool_calls
+from robustcall.score import BFCL_HANDLER_KEY as HANDLER_KEY
 from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
-from robustcall.sources import BFCL_CATEGORIES, bfcl_underscore_models, load_bfcl
+from robustcall.sources import (
+    BFCL_CATEGORIES,
+    BFCL_VERSION,
+    RELEVANCE_CATEGORY,
+    bfcl_fc_models,
+    bfcl_underscore_models,
+    load_bfcl,
+    load_bfcl_relevance,
+)
 
 VERSION_PREFIX = "BFCL_v4"
-RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"
+RESULT_GLOB = "BFCL_*_result.json"
+_RESULT_NAME = re.compile(r"^BFCL_(v\d+)_(.+)_result\.json$")
+READ_VERSIONS = ("v3", "v4")
+"""The ``bfcl generate`` versions whose result folders are read (v3 ids are mapped to today's)."""
+V3_RENAMED = {"simple": "simple_python", "java": "simple_java", "javascript": "simple_javascript"}
+"""BFCL v3 categories renamed in v4 (ids too: ``simple_3`` is today's ``simple_python_3``); the rest kept theirs."""
 
 
 class BfclFileError(InputError):
@@ -120,9 +139,32 @@ GROUPS = frozenset({"non_live", "live", "multi_turn", "agentic", "format_sensiti
 """The folders ``bfcl generate`` writes under ``result/<model>/`` (``utils.get_general_grouping``)."""
 
 
+def result_version(path: Path) -> str | None:
+    """``v4`` for ``BFCL_v4_simple_python_result.json``; ``None`` for a name of another shape."""
+    m = _RESULT_NAME.match(path.name)
+    return m[1] if m else None
+
+
 def result_category(path: Path) -> str:
-    """``simple_python`` for ``BFCL_v4_simple_python_result.json``."""
-    return path.name[len(VERSION_PREFIX) + 1 : -len("_result.json")]
+    """Today's category of a result file: ``simple_python`` for ``BFCL_v4_simple_python_result.json``
+    and for v3's ``BFCL_v3_simple_result.json``."""
+    m = _RESULT_NAME.match(path.name)
+    if m is None:
+        raise BfclFileError(f"{path}: not a BFCL result file name (BFCL_<version>_<category>_result.json)")
+    return V3_RENAMED.get(m[2], m[2]) if m[1] == "v3" else m[2]
+
+
+def today_id(bfcl_id: str, version: str) -> str:
+    """A result id as today's data spells it: v3's ``simple_3`` / ``java_3`` / ``javascript_3`` renamed."""
+    if version == "v3":
+        stem, _, tail = bfcl_id.rpartition("_")
+        if stem in V3_RENAMED:
+            return f"{V3_RENAMED[stem]}_{tail}"
+    return bfcl_id
+
+
+SCORED_CATEGORIES: tuple[str, ...] = (*BFCL_CATEGORIES.values(), RELEVANCE_CATEGORY, *MULTI_TURN_CATEGORIES)
+"""Every BFCL category (file names' ``<category>``, today's spelling) ``import bfcl`` reads."""
 
 
 def choose_bfcl_categories(names: Iterable[str]) -> frozenset[str]:
@@ -131,8 +173,8 @@ def choose_bfcl_categories(names: Iterable[str]) -> frozenset[str]:
     chosen = set()
     for name in names:
         stem = BFCL_CATEGORIES.get(name, name)
-        if stem not in BFCL_CATEGORIES.values():
-            known = ", ".join(BFCL_CATEGORIES.values())
+        if stem not in SCORED_CATEGORIES:
+            known = ", ".join(SCORED_CATEGORIES)
             raise BfclFileError(f"robustcall does not score BFCL category {name!r}; it scores {known}")
         chosen.add(stem)
     return frozenset(chosen)
@@ -168,6 +210,59 @@ class BfclImport:
     """Answers BFCL's decoder cannot read (scored as answers without a call, as BFCL scores them)."""
     skipped: list[str]
     """One line per result file left out, saying why."""
+    version: str = "v4"
+    """The ``bfcl generate`` version whose files were read (``v3`` ids are mapped to today's)."""
+
+
+def _files_of_one_version(folder: Path) -> tuple[str, list[Path]]:
+    files = sorted(folder.rglob(RESULT_GLOB))
+    if not files:
+        raise BfclFileError(
+            f"no BFCL_v4_*_result.json (or v3) files under {folder}: is it a `bfcl generate` result folder?"
+        )
+    versions = sorted({result_version(p) or "?" for p in files})
+    unread = [v for v in versions if v not in READ_VERSIONS]
+    if unread:
+        example = next(p for p in files if (result_version(p) or "?") == unread[0])
+        raise BfclFileError(
+            f"{folder} holds BFCL {unread[0]} result files (e.g. {example.name}): robustcall reads BFCL v3 and v4 "
+            "result folders only"
+        )
+    if len(versions) > 1:
+        raise BfclFileError(f"{folder} holds both BFCL v3 and v4 result files: import one version's folder")
+    return versions[0], files
+
+
+def _multi_turn_samples(categories: Iterable[str], handler: str) -> dict[str, Sample]:
+    """Today's multi-turn tasks as samples scored by BFCL's multi-turn checker (``bfcl_multi_turn``)."""
+    docs = function_docs()
+    out: dict[str, Sample] = {}
+    for category in categories:
+        for task in load_tasks(category):
+            excluded = set(task.excluded)
+            out[task.id] = Sample(
+                id=f"{BENCHMARK}__BFCL_v3_{category}__{task.id}",
+                benchmark=BENCHMARK,
+                category=category,
+                source=SourceInfo(
+                    original_id=task.id,
+                    benchmark=BENCHMARK,
+                    file=f"BFCL_v3_{category}.json",
+                    extra={"bfcl_eval": BFCL_VERSION, "wheel_category": category, HANDLER_KEY: handler},
+                ),
+                conversation=[Message(role="user", content=task.turns[0])],
+                tools=[t for c in task.classes for t in docs[c] if t.name not in excluded],
+                golden_answers=[],
+                eval_config=EvalConfig(method="bfcl_multi_turn", output_format="bfcl"),
+            )
+    return out
+
+
+def _is_fc_result(result: Any) -> bool:
+    """Whether a multi-turn result holds a function-calling handler's steps (lists of calls)."""
+    return isinstance(result, list) and any(
+        isinstance(step, (list, dict)) for turn in result if isinstance(turn, list) for step in turn
+    )
 
 
 def import_bfcl_results(
@@ -178,19 +273,17 @@ def import_bfcl_results(
     categories: frozenset[str] | None = None,
     wheel: Path | None = None,
 ) -> BfclImport:
-    """Turn the BFCL result files under ``folder`` into the run directory ``out``. Files of categories
-    robustcall does not score (multi-turn, Java, ``live_relevance``, ...) or not in ``categories``
-    (default: every one it scores) are left out, each with a line in ``skipped``."""
+    """Turn the BFCL result files (v3 or v4) under ``folder`` into the run directory ``out``. Files of
+    categories robustcall does not score (Java, memory, ...) or not in ``categories`` (default: every
+    one it scores) are left out, each with a line in ``skipped``."""
     if (out / PREDICTIONS).exists():
         raise BfclFileError(f"{out} already holds predictions: import into a new directory")
-    files = sorted(folder.rglob(RESULT_GLOB))
-    if not files:
-        raise BfclFileError(f"no {RESULT_GLOB} files under {folder}: is it a `bfcl generate` result folder?")
-    wanted = categories if categories is not None else frozenset(BFCL_CATEGORIES.values())
+    version, files = _files_of_one_version(folder)
+    wanted = categories if categories is not None else frozenset(SCORED_CATEGORIES)
     skipped, chosen = [], []
     for path in files:
         category = result_category(path)
-        if category not in BFCL_CATEGORIES.values():
+        if category not in SCORED_CATEGORIES:
             skipped.append(f"skipped {path}: robustcall does not score BFCL category {category}")
         elif category not in wanted:
             skipped.append(f"skipped {path}: {category} is not in --categories")
@@ -204,34 +297,56 @@ def import_bfcl_results(
         )
     if not chosen:
         raise BfclFileError(f"no result file under {folder} of a category to import ({len(skipped)} skipped)")
-    by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
+    single = [p for p in chosen if result_category(p) not in MULTI_TURN_CATEGORIES]
+    multi = [p for p in chosen if result_category(p) in MULTI_TURN_CATEGORIES]
+    by_id: dict[str, Sample] = {}
+    if single:
+        by_id |= {s.source.original_id: s for s in load_bfcl(wheel).samples}
+        by_id |= {s.source.original_id: s for s in load_bfcl_relevance(wheel)}
     flag = _underscore_to_dot(models[0], bfcl_underscore_models(wheel))
+    handler_fc = bfcl_fc_models(wheel).get(models[0])
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
-    for path in chosen:
+    for path in single:
         for n, entry in _result_lines(path):
             where = f"{path}:{n}"
-            sample = by_id.get(str(entry["id"]))
+            bfcl_id = today_id(str(entry["id"]), version)
+            sample = by_id.get(bfcl_id)
             if sample is None:
-                raise BfclFileError(
-                    f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers"
-                )
+                raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
             underscored = flag if flag is not None else isinstance(entry["result"], list)
             prediction = _prediction(sample, entry["result"], where, underscored)
             rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
             if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
                 fc = True
-            key = record_key(rec)
-            if key in records:
-                raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
-            records[key] = rec
+            _add(records, rec, where, entry["id"])
+    for path in multi:
+        lines = list(_result_lines(path))
+        handler = handler_fc if handler_fc is not None else any(_is_fc_result(e["result"]) for _, e in lines)
+        fc = fc or handler
+        tasks = _multi_turn_samples([result_category(path)], "fc" if handler else "prompt")
+        for n, entry in lines:
+            where = f"{path}:{n}"
+            sample = tasks.get(str(entry["id"]))
+            if sample is None:
+                raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} multi-turn task")
+            raw = json.dumps(entry["result"], ensure_ascii=False)
+            rec = PredictionRecord(**dict(sample), prediction=Prediction(raw_output=raw), model=model)
+            _add(records, rec, where, entry["id"])
     write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
     # the handler's mode as its results show it: a prompting handler writes text only
     meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
                    imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
     meta.write(out)
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
-    return BfclImport(records=len(records), format_errors=errors, skipped=skipped)
+    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version)
+
+
+def _add(records: dict[tuple[str, str], PredictionRecord], rec: PredictionRecord, where: str, bfcl_id: Any) -> None:
+    key = record_key(rec)
+    if key in records:
+        raise BfclFileError(f"{where}: id {bfcl_id!r} appears twice")
+    records[key] = rec
 
 
 def _result(pred: Prediction, fc: bool, underscored: bool) -> Any:

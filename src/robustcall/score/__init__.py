@@ -3,6 +3,8 @@
 from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
+from robustcall.score._bfcl_multi_turn import HANDLER_KEY as BFCL_HANDLER_KEY
+from robustcall.score._bfcl_multi_turn import check_multi_turn, task_of
 from robustcall.score._error_modes import ErrorModes, error_mode
 from robustcall.score._rules import (
     MODES,
@@ -28,6 +30,7 @@ from robustcall.score._scorer import (
 from robustcall.score._validate import run_dirs, validate_run_dir
 
 __all__ = [
+    "BFCL_HANDLER_KEY",
     "MODES",
     "PARALLEL_MIN",
     "ROTBENCH_STAGES",
@@ -42,6 +45,7 @@ __all__ = [
     "alternatives",
     "attack_success",
     "check_bfcl",
+    "check_multi_turn",
     "default_processes",
     "error_mode",
     "golden_mode",
@@ -58,6 +62,7 @@ __all__ = [
     "score_texts",
     "standardize",
     "step_names",
+    "task_of",
     "to_verdict",
     "validate_run_dir",
 ]

@@ -13,7 +13,8 @@ The rules, as upstream applies them to Python categories:
   strings and lists compare after upstream's string standardisation (spaces and ``,./-_*^`` removed,
   lowercased, ``'`` -> ``"``); other values must be in the acceptable list (Python ``==``); and
   every possible-answer parameter without ``""`` in its list is present;
-- irrelevance (no gold calls): correct iff there is no call.
+- irrelevance (no gold calls): correct iff there is no call; ``live_relevance`` (no gold calls either):
+  correct iff there is at least one call (upstream's ``relevance_file_runner``).
 
 Deliberate differences (none reachable from upstream's own decoder, see docs/scoring.md): schema
 types upstream has no mapping for (``object``, ``number``...) are read as their JSON-schema meaning
@@ -88,6 +89,8 @@ class BfclChecker:
             first.setdefault(t.name, t)
         self._n = len(golden)
         self._mode = 0 if not golden else 1 if "parallel" in category else 2 if "multiple" in category else 3
+        if category == "live_relevance":  # BFCL's relevance runner: right when any call is made
+            self._mode = 4
         golds = [_Gold(first.get(g.name), g) for g in golden]
         if self._mode == 3 and golds[0].tool is None and len(tools) == 1:
             golds[0] = _Gold(tools[0], golden[0])
@@ -98,6 +101,8 @@ class BfclChecker:
         mode = self._mode
         if mode == 0:
             return None if not calls else "irrelevance:called"
+        if mode == 4:
+            return None if calls else "relevance_error:decoder_failed"
         try:
             if mode == 1:
                 return self._parallel(calls)

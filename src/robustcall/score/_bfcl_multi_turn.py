@@ -19,8 +19,10 @@ In order, the first failure gives the entry's ``error_type``:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from robustcall.core import Sample
 from robustcall.envs import BfclInstances, MultiTurnTask, load_tasks
 from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
 
@@ -86,3 +88,18 @@ def check_multi_turn(task: MultiTurnTask, result: Any, fc: bool) -> str | None:
 def _same_state(model: Any, truth: Any) -> bool:
     """``_compare_instances``: every public attribute of the ground truth's instance equals the model's."""
     return all(getattr(model, name) == value for name, value in vars(truth).items() if not name.startswith("_"))
+
+
+HANDLER_KEY = "bfcl_handler"
+"""``source.extra`` key of an imported multi-turn sample: ``fc`` or ``prompt``, the handler whose
+``decode_execute`` reads the answer (a function-calling handler's steps are lists of calls)."""
+
+
+def judge_multi_turn(sample: Sample, raw: str) -> str | None:
+    """The verdict on an imported multi-turn record: ``raw`` is the entry's ``result`` as JSON."""
+    try:
+        result = json.loads(raw)
+    except json.JSONDecodeError:
+        result = raw  # not a list of turns: BFCL's inference error
+    fc = sample.source.extra.get(HANDLER_KEY) == "fc"
+    return check_multi_turn(task_of(sample.source.original_id), result, fc)

@@ -25,6 +25,7 @@ from robustcall.core import (
 from robustcall.formats import UNREADABLE, OutputFormat, read_tool_calls, sample_format
 from robustcall.score._attacks import INJECTION_TYPE, attack_success, injection_kind
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
+from robustcall.score._bfcl_multi_turn import judge_multi_turn
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._noop import NOOP_TYPE, judge_noop
 from robustcall.score._rules import (
@@ -176,6 +177,9 @@ class SampleScorer:
         bad = unreadable_argument(calls)
         if bad is not None:
             return Scored(False, 0.0, self._modes.classify(raw, calls), bad)
+        if self.method == "bfcl_multi_turn":
+            err = judge_multi_turn(self.sample, raw)
+            return PASSED if err is None else _failed("other", err)  # Appendix L modes read single-turn calls
         if self.sample.perturbation.type == NOOP_TYPE:
             if tool_calls is None:
                 tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]

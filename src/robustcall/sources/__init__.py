@@ -11,7 +11,16 @@ shape.
 
 from robustcall.sources._apibank import APIBANK_THINK_TOOL
 from robustcall.sources._bfcl import BENCHMARK as BFCL_BENCHMARK
-from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, bfcl_underscore_models, fetch_bfcl, load_bfcl
+from robustcall.sources._bfcl import (
+    BFCL_CATEGORIES,
+    BFCL_VERSION,
+    RELEVANCE_CATEGORY,
+    bfcl_fc_models,
+    bfcl_underscore_models,
+    fetch_bfcl,
+    load_bfcl,
+    load_bfcl_relevance,
+)
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
 from robustcall.sources._rotbench import ROTBENCH_SPLITS
@@ -39,6 +48,7 @@ __all__ = [
     "NEEDS_DATA_DIR",
     "PAPER_AVG_TOOLS",
     "PAPER_TABLE3",
+    "RELEVANCE_CATEGORY",
     "ROTBENCH_SPLITS",
     "SOURCE_NAMES",
     "GoldenMode",
@@ -48,9 +58,11 @@ __all__ = [
     "SourceFormatError",
     "SourceName",
     "UnknownSourceError",
+    "bfcl_fc_models",
     "bfcl_underscore_models",
     "fetch_bfcl",
     "load_bfcl",
+    "load_bfcl_relevance",
     "load_jsonl_samples",
     "load_source",
     "mean_tools",

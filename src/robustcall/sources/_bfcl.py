@@ -71,6 +71,10 @@ BFCL_CATEGORIES: dict[str, str] = {
 """BFCL v3 category -> the file stem in the wheel (``BFCL_v4_<stem>.json``), in load order."""
 
 IRRELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance"})
+RELEVANCE_CATEGORY = "live_relevance"
+"""BFCL's relevance category: no gold call; right when the answer makes at least one call. Not among
+``BFCL_CATEGORIES`` (not a v3 single-turn category of the paper): ``load_bfcl_relevance`` reads it for
+``robustcall import bfcl``."""
 _DATA = "bfcl_eval/data"
 
 
@@ -128,6 +132,17 @@ def load_bfcl(wheel: Path | None = None) -> LoadResult:
     return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
 
 
+def load_bfcl_relevance(wheel: Path | None = None) -> list[Sample]:
+    """BFCL's ``live_relevance`` samples (``golden_answers = []``, category ``live_relevance``)."""
+    wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
+    skips = Skips("bfcl")
+    member = f"{_DATA}/BFCL_v4_{RELEVANCE_CATEGORY}.json"
+    with zipfile.ZipFile(wheel) as zf:
+        questions, _ = _read_member(zf, wheel, member)
+    samples = [_to_sample(RELEVANCE_CATEGORY, e, {}, skips, f"{wheel.name}!{member}:{n}") for n, e in questions]
+    return [s for s in samples if s is not None]
+
+
 MODEL_CONFIG = "bfcl_eval/constants/model_config.py"
 
 
@@ -135,6 +150,15 @@ def bfcl_underscore_models(wheel: Path | None = None) -> dict[str, bool]:
     """BFCL's model list (``MODEL_CONFIG_MAPPING``) as name -> ``underscore_to_dot``: whether its checker
     compares a function name with "." as "_" for that model (the FC handlers are offered "_" names).
     Read from the wheel's source as data (``ast``; nothing of it is run or imported)."""
+    return _model_flags("underscore_to_dot", wheel)
+
+
+def bfcl_fc_models(wheel: Path | None = None) -> dict[str, bool]:
+    """BFCL's model list as name -> ``is_fc_model`` (its handler decodes lists of calls, else text)."""
+    return _model_flags("is_fc_model", wheel)
+
+
+def _model_flags(flag_name: str, wheel: Path | None) -> dict[str, bool]:
     import ast
 
     wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
@@ -149,7 +173,7 @@ def bfcl_underscore_models(wheel: Path | None = None) -> dict[str, bool]:
                 continue
             if getattr(value.func, "id", None) != "ModelConfig":
                 continue
-            flag = next((k.value for k in value.keywords if k.arg == "underscore_to_dot"), None)
+            flag = next((k.value for k in value.keywords if k.arg == flag_name), None)
             flags[key.value] = isinstance(flag, ast.Constant) and flag.value is True
     return flags
 
@@ -181,7 +205,7 @@ def _to_sample(
         skips.add("multi-turn", sample_id)
         return None
     golden: list[GoldenAnswer] = []
-    if category not in IRRELEVANCE_CATEGORIES:
+    if category not in IRRELEVANCE_CATEGORIES and category != RELEVANCE_CATEGORY:
         ground_truth = answers.get(original_id)
         if not ground_truth:
             skips.add("no gold call", sample_id)
@@ -199,7 +223,11 @@ def _to_sample(
                 original_id=original_id,
                 benchmark=BENCHMARK,
                 file=f"BFCL_v3_{category}.json",
-                extra={"golden_mode": "all", "bfcl_eval": BFCL_VERSION, "wheel_category": BFCL_CATEGORIES[category]},
+                extra={
+                    "golden_mode": "all",
+                    "bfcl_eval": BFCL_VERSION,
+                    "wheel_category": BFCL_CATEGORIES.get(category, category),
+                },
             ),
             conversation=[Message(role=m["role"], content=m["content"]) for m in turns[0]],
             tools=[ToolSpec.model_validate(f) for f in entry["function"]],
