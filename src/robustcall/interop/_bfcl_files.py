@@ -58,11 +58,12 @@ from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
 from robustcall.sources import (
     BFCL_CATEGORIES,
     BFCL_VERSION,
-    RELEVANCE_CATEGORY,
+    EXTRA_CATEGORIES,
     bfcl_fc_models,
+    bfcl_module,
     bfcl_underscore_models,
     load_bfcl,
-    load_bfcl_relevance,
+    load_bfcl_extra,
 )
 
 VERSION_PREFIX = "BFCL_v4"
@@ -118,10 +119,48 @@ def _underscore_to_dot(model_dir: str, flags: dict[str, bool]) -> bool | None:
     return flags.get(model_dir, flags.get(model_dir.replace("_", "/")))
 
 
+_PARSERS = {"simple_java": ("java_parser", "parse_java_function_call"),
+            "simple_javascript": ("js_parser", "parse_javascript_function_call")}  # fmt: skip
+LANGUAGE_EXTRA = "bfcl-java"
+"""The extra whose tree-sitter grammars BFCL's Java / JavaScript parsers need (text answers only)."""
+
+
+def _language_parser(category: str, where: str) -> Any:
+    module, function = _PARSERS[category]
+    try:
+        return getattr(bfcl_module(f"bfcl_eval.model_handler.parser.{module}"), function)
+    except ImportError as exc:
+        raise BfclFileError(
+            f"{where}: reading {category} text answers needs BFCL's tree-sitter parser ({exc}): "
+            f"pip install 'robustcall[{LANGUAGE_EXTRA}]' (function-calling answers need nothing more)"
+        ) from None
+
+
+def _language_prediction(sample: Sample, text: str, where: str) -> Prediction:
+    """A Java / JavaScript text answer as BFCL's prompting decoder reads it (its own tree-sitter parser)."""
+    parse = _language_parser(sample.category, where)
+    text = text.strip("`\n ")
+    text = text if text.startswith("[") else "[" + text
+    text = text if text.endswith("]") else text + "]"
+    try:
+        decoded = parse(text[1:-1])
+    except Exception as exc:  # BFCL: ast_decoder:decoder_failed
+        return Prediction(raw_output=text, error=f"BFCL cannot decode the answer: {exc}", error_kind="model_format")
+    if not isinstance(decoded, list) or not all(isinstance(c, dict) and len(c) == 1 for c in decoded):
+        return Prediction(raw_output=text, error="BFCL decodes no call in the answer", error_kind="model_format")
+    calls = []
+    for call in decoded:
+        ((name, args),) = call.items()
+        calls.append(ToolCall(name=str(name), arguments={"" if k is None else str(k): v for k, v in args.items()}))
+    return Prediction(raw_output=text, tool_calls=calls)
+
+
 def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> Prediction:
     if isinstance(result, str):
         if result.startswith("Error during inference:"):
             return Prediction(raw_output="", error=result, error_kind="infra")
+        if sample.category in _PARSERS:
+            return _language_prediction(sample, result, where)
         return Prediction(raw_output=result, tool_calls=parse_tool_calls(result, "bfcl", sample.tools).calls)
     if isinstance(result, list):
         try:
@@ -163,7 +202,7 @@ def today_id(bfcl_id: str, version: str) -> str:
     return bfcl_id
 
 
-SCORED_CATEGORIES: tuple[str, ...] = (*BFCL_CATEGORIES.values(), RELEVANCE_CATEGORY, *MULTI_TURN_CATEGORIES)
+SCORED_CATEGORIES: tuple[str, ...] = (*BFCL_CATEGORIES.values(), *EXTRA_CATEGORIES, *MULTI_TURN_CATEGORIES)
 """Every BFCL category (file names' ``<category>``, today's spelling) ``import bfcl`` reads."""
 
 
@@ -302,7 +341,7 @@ def import_bfcl_results(
     by_id: dict[str, Sample] = {}
     if single:
         by_id |= {s.source.original_id: s for s in load_bfcl(wheel).samples}
-        by_id |= {s.source.original_id: s for s in load_bfcl_relevance(wheel)}
+        by_id |= {s.source.original_id: s for s in load_bfcl_extra(wheel)}
     flag = _underscore_to_dot(models[0], bfcl_underscore_models(wheel))
     handler_fc = bfcl_fc_models(wheel).get(models[0])
     records: dict[tuple[str, str], PredictionRecord] = {}

@@ -14,12 +14,15 @@ from robustcall.sources._bfcl import BENCHMARK as BFCL_BENCHMARK
 from robustcall.sources._bfcl import (
     BFCL_CATEGORIES,
     BFCL_VERSION,
+    EXTRA_CATEGORIES,
+    LANGUAGE_CATEGORIES,
     RELEVANCE_CATEGORY,
     bfcl_fc_models,
+    bfcl_module,
     bfcl_underscore_models,
     fetch_bfcl,
     load_bfcl,
-    load_bfcl_relevance,
+    load_bfcl_extra,
 )
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
@@ -45,6 +48,8 @@ __all__ = [
     "BFCL_CATEGORIES",
     "BFCL_VERSION",
     "DEFAULT_COMPOSITION",
+    "EXTRA_CATEGORIES",
+    "LANGUAGE_CATEGORIES",
     "NEEDS_DATA_DIR",
     "PAPER_AVG_TOOLS",
     "PAPER_TABLE3",
@@ -59,10 +64,11 @@ __all__ = [
     "SourceName",
     "UnknownSourceError",
     "bfcl_fc_models",
+    "bfcl_module",
     "bfcl_underscore_models",
     "fetch_bfcl",
     "load_bfcl",
-    "load_bfcl_relevance",
+    "load_bfcl_extra",
     "load_jsonl_samples",
     "load_source",
     "mean_tools",

@@ -72,9 +72,12 @@ BFCL_CATEGORIES: dict[str, str] = {
 
 IRRELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance"})
 RELEVANCE_CATEGORY = "live_relevance"
-"""BFCL's relevance category: no gold call; right when the answer makes at least one call. Not among
-``BFCL_CATEGORIES`` (not a v3 single-turn category of the paper): ``load_bfcl_relevance`` reads it for
-``robustcall import bfcl``."""
+"""BFCL's relevance category: no gold call; right when the answer makes at least one call."""
+LANGUAGE_CATEGORIES = ("simple_java", "simple_javascript")
+"""BFCL's Java and JavaScript categories: arguments are source text, converted by BFCL's type rules."""
+EXTRA_CATEGORIES = (RELEVANCE_CATEGORY, *LANGUAGE_CATEGORIES)
+"""Single-turn categories beyond ``BFCL_CATEGORIES`` (not v3 categories of the paper, not in ``load_bfcl``):
+``load_bfcl_extra`` reads them for ``robustcall import bfcl``."""
 _DATA = "bfcl_eval/data"
 
 
@@ -132,15 +135,40 @@ def load_bfcl(wheel: Path | None = None) -> LoadResult:
     return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
 
 
-def load_bfcl_relevance(wheel: Path | None = None) -> list[Sample]:
-    """BFCL's ``live_relevance`` samples (``golden_answers = []``, category ``live_relevance``)."""
+def load_bfcl_extra(wheel: Path | None = None) -> list[Sample]:
+    """The samples of ``EXTRA_CATEGORIES`` (``live_relevance`` with ``golden_answers = []``), category
+    and original id as BFCL spells them."""
     wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
     skips = Skips("bfcl")
-    member = f"{_DATA}/BFCL_v4_{RELEVANCE_CATEGORY}.json"
+    samples: list[Sample] = []
     with zipfile.ZipFile(wheel) as zf:
-        questions, _ = _read_member(zf, wheel, member)
-    samples = [_to_sample(RELEVANCE_CATEGORY, e, {}, skips, f"{wheel.name}!{member}:{n}") for n, e in questions]
-    return [s for s in samples if s is not None]
+        for category in EXTRA_CATEGORIES:
+            member = f"{_DATA}/BFCL_v4_{category}.json"
+            questions, _ = _read_member(zf, wheel, member)
+            answers: dict[str, list[Any]] = {}
+            if category != RELEVANCE_CATEGORY:
+                records, _ = _read_member(zf, wheel, f"{_DATA}/possible_answer/BFCL_v4_{category}.json")
+                answers = {str(r["id"]): r["ground_truth"] for _, r in records}
+            for n, entry in questions:
+                sample = _to_sample(category, entry, answers, skips, f"{wheel.name}!{member}:{n}")
+                if sample is not None:
+                    samples.append(sample)
+    return samples
+
+
+def bfcl_module(name: str, wheel: Path | None = None) -> Any:
+    """A module of BFCL's own code (``bfcl_eval.eval_checker...``), imported from the pinned wheel
+    file (zip import; never from another installed ``bfcl_eval``). Only modules that need nothing
+    beyond the standard library (and what the caller says) are imported this way."""
+    import importlib
+
+    path = str(wheel if wheel is not None else fetch_bfcl(quiet=True))
+    loaded = sys.modules.get("bfcl_eval")
+    if loaded is not None and not str(getattr(loaded, "__file__", "") or "").startswith(path):
+        raise SourceError(f"bfcl_eval is already imported from {loaded.__file__}, not from the pinned wheel {path}")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return importlib.import_module(name)
 
 
 MODEL_CONFIG = "bfcl_eval/constants/model_config.py"
