@@ -136,6 +136,20 @@ def _language_parser(category: str, where: str) -> Any:
         ) from None
 
 
+def _missing_parser(path: Path) -> str | None:
+    """Why a Java / JavaScript file of text answers cannot be read here (its parser's extra is not
+    installed), else ``None``."""
+    category = result_category(path)
+    if category not in _PARSERS or not any(isinstance(e["result"], str) for _, e in _result_lines(path)):
+        return None
+    try:
+        _language_parser(category, str(path))
+    except BfclFileError:
+        return (f"its {category} text answers need BFCL's tree-sitter parser: "
+                f"pip install 'robustcall[{LANGUAGE_EXTRA}]'")  # fmt: skip
+    return None
+
+
 def _language_prediction(sample: Sample, text: str, where: str) -> Prediction:
     """A Java / JavaScript text answer as BFCL's prompting decoder reads it (its own tree-sitter parser)."""
     parse = _language_parser(sample.category, where)
@@ -347,6 +361,10 @@ def import_bfcl_results(
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
     for path in single:
+        missing = _missing_parser(path)
+        if missing is not None:
+            skipped.append(f"skipped {path}: {missing}")
+            continue
         for n, entry in _result_lines(path):
             where = f"{path}:{n}"
             bfcl_id = today_id(str(entry["id"]), version)
