@@ -78,7 +78,7 @@ def test_live_relevance_is_right_when_at_least_one_call_is_made(tmp_path: Path) 
     _, verdicts = _import_score(tmp_path / "res", tmp_path / "run")
     assert {i: v["correct"] for i, v in verdicts.items()} == {
         "live_relevance_0-0-0": True, "live_relevance_1-1-0": False, "live_relevance_2-2-0": False}  # fmt: skip
-    assert verdicts["live_relevance_1-1-0"]["detail"] == "relevance_error:decoder_failed"
+    assert verdicts["live_relevance_1-1-0"]["detail"].startswith("relevance_error:decoder_failed; BFCL cannot decode")
 
 
 def test_a_v3_folder_is_read_with_its_ids_mapped_and_says_so(tmp_path: Path) -> None:
@@ -109,3 +109,20 @@ def test_a_folder_of_a_version_it_cannot_map_or_of_two_versions_is_refused_in_on
     _write(tmp_path / "both", v3 | {"m/BFCL_v4_simple_python_result.json": [{"id": "simple_python_0", "result": "[]"}]})
     res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "both"), "--out", str(tmp_path / "rb")])
     assert res.exit_code != 0 and "holds both BFCL v3 and v4 result files" in " ".join(res.output.split())
+
+
+def test_imported_text_answers_are_decoded_as_bfcl_decodes_them(tmp_path: Path) -> None:
+    """The two readings found on real answers (upstream's verdicts from the oracle venv): a subscript
+    argument is its text (parallel_multiple_21's gold is the string ``"data['sales']"``: right), and
+    ``f(a=1)()`` is a call without a name (``wrong_func_name``)."""
+    subscript = ("[data_loading(file_path='dataset.csv'), linear_regression_fit(x=data['sales'], "
+                 "y=data['future_sales'], return_residuals=True)]")  # fmt: skip
+    _write(tmp_path / "res", {
+        "m/non_live/BFCL_v4_parallel_multiple_result.json": [{"id": "parallel_multiple_21", "result": subscript}],
+        "m/non_live/BFCL_v4_simple_python_result.json": [
+            {"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)()]"}],
+    })  # fmt: skip
+    _, verdicts = _import_score(tmp_path / "res", tmp_path / "run")
+    assert verdicts["parallel_multiple_21"]["correct"] is True
+    assert verdicts["simple_python_0"]["correct"] is False
+    assert verdicts["simple_python_0"]["detail"] == "simple_function_checker:wrong_func_name"

@@ -52,8 +52,9 @@ from robustcall.core import (
     write_jsonl,
 )
 from robustcall.envs import MULTI_TURN_CATEGORIES, function_docs, load_tasks
-from robustcall.formats import parse_tool_calls
+from robustcall.formats import UNREADABLE
 from robustcall.score import BFCL_HANDLER_KEY as HANDLER_KEY
+from robustcall.score import BfclNotCalls, decode_ast_prompting
 from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
 from robustcall.sources import (
     BFCL_CATEGORIES,
@@ -169,13 +170,37 @@ def _language_prediction(sample: Sample, text: str, where: str) -> Prediction:
     return Prediction(raw_output=text, tool_calls=calls)
 
 
+def _json_value(value: Any) -> Any:
+    """A decoded value as a record keeps it: tuples as lists (as BFCL's checker reads them for
+    ``tuple``), a value JSON cannot hold (bytes, complex) as unreadable (BFCL: a type error)."""
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return {UNREADABLE: f"a {type(value).__name__} value"}
+
+
+def _python_prediction(text: str) -> Prediction:
+    """A text answer as BFCL's prompting decoder reads it (``default_decode_ast_prompting``), so that an
+    imported result file gets ``bfcl evaluate``'s verdict: keyword arguments only, a bare name or a
+    subscript as its text, a text that is not a list of calls decodes to no call (``decoder_failed``)."""
+    try:
+        decoded = decode_ast_prompting(text)
+    except BfclNotCalls as exc:
+        return Prediction(raw_output=text, error=f"BFCL cannot decode the answer: {exc}", error_kind="model_format")
+    calls = [ToolCall(name=name, arguments={k: _json_value(v) for k, v in args.items()}) for name, args in decoded]
+    return Prediction(raw_output=text, tool_calls=calls)
+
+
 def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> Prediction:
     if isinstance(result, str):
         if result.startswith("Error during inference:"):
             return Prediction(raw_output="", error=result, error_kind="infra")
         if sample.category in _PARSERS:
             return _language_prediction(sample, result, where)
-        return Prediction(raw_output=result, tool_calls=parse_tool_calls(result, "bfcl", sample.tools).calls)
+        return _python_prediction(result)
     if isinstance(result, list):
         try:
             calls = _fc_calls(result)

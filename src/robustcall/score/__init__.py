@@ -3,6 +3,8 @@
 from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
+from robustcall.score._bfcl_decode import NotCalls as BfclNotCalls
+from robustcall.score._bfcl_decode import decode_ast_prompting
 from robustcall.score._bfcl_multi_turn import HANDLER_KEY as BFCL_HANDLER_KEY
 from robustcall.score._bfcl_multi_turn import check_multi_turn, task_of
 from robustcall.score._error_modes import ErrorModes, error_mode
@@ -36,6 +38,7 @@ __all__ = [
     "ROTBENCH_STAGES",
     "SCORERS",
     "BfclChecker",
+    "BfclNotCalls",
     "ErrorModes",
     "GoldenModeError",
     "Judgement",
@@ -46,6 +49,7 @@ __all__ = [
     "attack_success",
     "check_bfcl",
     "check_multi_turn",
+    "decode_ast_prompting",
     "default_processes",
     "error_mode",
     "golden_mode",

@@ -36,10 +36,12 @@ def decode_fc(item: Any) -> list[str]:
     return out
 
 
-def decode_prompting(item: Any) -> list[str]:
-    """``default_decode_execute_prompting``: the text as ``[f(a=1), g(b=2)]``, rendered back as call strings."""
+def decode_ast_prompting(item: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``default_decode_ast_prompting`` (Python): the text as ``[f(a=1), g(b=2)]``, as (name, keyword
+    arguments) pairs: positional arguments dropped, a bare name or a subscript read as its text
+    (``x=data['sales']`` is the string ``"data['sales']"``), ``f(a=1)()`` a call named ``""``."""
     if type(item) is not str:
-        raise NotCalls("a prompting handler's step is text")
+        raise NotCalls("a prompting handler's answer is text")
     text = item.strip("`\n ")
     if not text.startswith("["):
         text = "[" + text
@@ -48,18 +50,26 @@ def decode_prompting(item: Any) -> list[str]:
     try:
         body = ast.parse(text.strip().strip("'"), mode="eval").body
         if isinstance(body, ast.Call):
-            decoded = [_resolve_call(body)]
-        elif isinstance(body, (ast.List, ast.Tuple, ast.Set)):
+            return [_resolve_call(body)]
+        if isinstance(body, (ast.List, ast.Tuple, ast.Set)):
             decoded = []
             for elem in body.elts:
                 if not isinstance(elem, ast.Call):
                     raise NotCalls("an element is not a call")
                 decoded.append(_resolve_call(elem))
-        else:
-            raise NotCalls("not a list of calls")
-        return [f"{name}({', '.join(f'{k}={_render(v)}' for k, v in args.items())})" for name, args in decoded]
+            return decoded
+        raise NotCalls("not a list of calls")
     except NotCalls:
         raise
+    except Exception as exc:  # BFCL's decoder raised: decoder_failed
+        raise NotCalls(str(exc)) from None
+
+
+def decode_prompting(item: Any) -> list[str]:
+    """``default_decode_execute_prompting``: the text as ``[f(a=1), g(b=2)]``, rendered back as call strings."""
+    decoded = decode_ast_prompting(item)
+    try:
+        return [f"{name}({', '.join(f'{k}={_render(v)}' for k, v in args.items())})" for name, args in decoded]
     except Exception as exc:  # BFCL skips any step its decoder raises on
         raise NotCalls(str(exc)) from None
 
