@@ -79,6 +79,30 @@ def bfcl_cmd(
     console.print(f"then: bfcl evaluate --model {folder} (BFCL reads the folder name as its model's name)")
 
 
+@export_app.command("bfcl-scores")
+def bfcl_scores_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A scored run directory with BFCL records (`robustcall score`).")],
+    out: Annotated[Path, typer.Option("--out", help="BFCL's score folder (OUT/<model-dir>/<group>/..., OUT/*.csv).")],
+    model_dir: Annotated[
+        str | None,
+        typer.Option("--model-dir", help="The model folder name (default: as `export bfcl` names it)."),
+    ] = None,
+) -> None:
+    """The run's BFCL verdicts as `bfcl evaluate` writes them: BFCL_v4_<category>_score.json per category
+    (accuracy, correct and total counts, then each wrong entry with its error_type) and the data_*.csv
+    tables, to diff against BFCL's own score folder."""
+    from robustcall.interop import BfclFileError, export_bfcl_scores
+
+    try:
+        counts = export_bfcl_scores(run_dir, out, model_dir=model_dir)
+    except BfclFileError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for category, (correct, total) in counts.items():
+        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
+    console.print(f"{out}: {len(counts)} score files and data_overall.csv, data_non_live.csv, data_live.csv, "
+                  "data_multi_turn.csv", soft_wrap=True, highlight=False)  # fmt: skip
+
+
 import_app = typer.Typer(
     name="import", help="Turn other tools' files into robustcall runs (BFCL result files).", no_args_is_help=True
 )
