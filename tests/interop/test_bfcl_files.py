@@ -5,7 +5,6 @@ BFCL oracle corpus (``../shared/tools/bfcl_oracle``) with upstream's verdicts co
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -221,9 +220,8 @@ JAVA_FILES = {
     "non_live/BFCL_v4_simple_java_result.json": "simple_java_0",
     "non_live/BFCL_v4_simple_javascript_result.json": "simple_javascript_0",
 }
-"""Text answers of the Java / JavaScript categories: read by BFCL's tree-sitter parsers where the
-``bfcl-java`` extra is installed (no call in them: wrong), else skipped with a line naming the extra."""
-HAS_PARSERS = importlib.util.find_spec("tree_sitter_java") is not None
+"""Text answers of the Java / JavaScript categories from an FC model: BFCL's FC handler decodes no
+call from text (wrong), so no tree-sitter parser is needed to read them."""
 WRONG_EXTRA_FILES = {
     "live/BFCL_v4_live_relevance_result.json": "live_relevance_0-0-0",
     "multi_turn/BFCL_v4_multi_turn_base_result.json": "multi_turn_base_0",
@@ -269,7 +267,7 @@ def _bfcl_run_folder(root: Path, model: str) -> dict[str, bool]:
         path = root / model / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(lines) + "\n")
-    extra = {i: False for i in (WRONG_EXTRA_FILES | (JAVA_FILES if HAS_PARSERS else {})).values()}
+    extra = {i: False for i in (WRONG_EXTRA_FILES | JAVA_FILES).values()}
     return {r["id"]: r["upstream_valid"] for r in rows} | {i: ok for i, (_, ok) in not_json.items()} | extra
 
 
@@ -281,14 +279,12 @@ def test_a_default_bfcl_run_folder_imports_every_answer_it_scores(tmp_path: Path
     res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
     skipped = [line for line in res.output.splitlines() if line.startswith("skipped ")]
-    assert len(skipped) == len(UNSCORED_FILES) + (0 if HAS_PARSERS else len(JAVA_FILES))
-    needs = "text answers need BFCL's tree-sitter parser: pip install 'robustcall[bfcl-java]'"
-    assert sum(line.endswith(needs) for line in skipped) == (0 if HAS_PARSERS else len(JAVA_FILES))
+    assert len(skipped) == len(UNSCORED_FILES)
     for name in UNSCORED_FILES:
         category = name.rsplit("/", 1)[1][len("BFCL_v4_") : -len("_result.json")]
         assert sum(line.endswith(f"does not score BFCL category {category}") for line in skipped) == 1
     assert "read BFCL v4 result files" in res.output
-    imported = f"{42 if HAS_PARSERS else 40} records imported ({7 if HAS_PARSERS else 5} answers BFCL cannot decode"
+    imported = "42 records imported (7 answers BFCL cannot decode"
     assert imported in " ".join(res.output.split())
     res = runner.invoke(app, ["score", str(tmp_path / "run"), "--bootstrap", "100"])
     assert res.exit_code == 0, res.output

@@ -67,6 +67,29 @@ def test_multi_turn_result_files_get_upstreams_verdicts_and_error_types(tmp_path
         got = {i: (None if v["correct"] else v["detail"]) for i, v in verdicts.items()}
         assert got == want
         assert variant != "gold" or set(got.values()) == {None}
+        _check_score_files(tmp_path / f"run-{variant}", tmp_path / f"scores-{variant}", want)
+
+
+def _check_score_files(run: Path, out: Path, want: dict[str, str | None]) -> None:
+    """`export bfcl-scores`: per category BFCL's score file (the summary line, then each wrong entry with
+    its error_type under `error`, as BFCL nests it for multi-turn), ordered by id as BFCL orders them."""
+    res = runner.invoke(app, ["export", "bfcl-scores", str(run), "--out", str(out), "--model-dir", "m"])
+    assert res.exit_code == 0, res.output
+    for category in ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"):
+        lines = [
+            json.loads(x)
+            for x in (out / "m" / "multi_turn" / f"BFCL_v4_{category}_score.json").read_text().splitlines()
+        ]
+        mine = {i: e for i, e in want.items() if i.startswith(category + "_")}
+        wrong = sorted((i for i, e in mine.items() if e is not None), key=lambda i: int(i.rsplit("_", 1)[1]))
+        right = len(mine) - len(wrong)
+        assert lines[0] == {"accuracy": right / len(mine), "correct_count": right, "total_count": len(mine)}
+        assert [(x["id"], x["error"]["error_type"], x["valid"]) for x in lines[1:]] == [
+            (i, mine[i], False) for i in wrong
+        ]
+    assert (out / "data_multi_turn.csv").read_text().splitlines()[0] == (
+        "Rank,Model,Multi Turn Overall Acc,Base,Miss Func,Miss Param,Long Context"
+    )
 
 
 def test_live_relevance_is_right_when_at_least_one_call_is_made(tmp_path: Path) -> None:
@@ -126,3 +149,15 @@ def test_imported_text_answers_are_decoded_as_bfcl_decodes_them(tmp_path: Path) 
     assert verdicts["parallel_multiple_21"]["correct"] is True
     assert verdicts["simple_python_0"]["correct"] is False
     assert verdicts["simple_python_0"]["detail"] == "simple_function_checker:wrong_func_name"
+
+
+def test_java_text_answers_without_the_parser_extra_are_skipped_in_one_line(tmp_path: Path) -> None:
+    answer = "[GeometryPresentation.createPresentation(controller=mapController, parent=mapArea)]"
+    _write(tmp_path / "res", {"my-model/BFCL_v4_simple_java_result.json": [{"id": "simple_java_0", "result": answer}],
+                              "my-model/BFCL_v4_simple_python_result.json": [{"id": "simple_python_0", "result": "[]"}]})  # fmt: skip
+    out, verdicts = _import_score(tmp_path / "res", tmp_path / "run")
+    if importlib.util.find_spec("tree_sitter_java") is not None:
+        assert verdicts["simple_java_0"]["correct"] is True
+    else:
+        needs = "its simple_java text answers need BFCL's tree-sitter parser: pip install 'robustcall[bfcl-java]'"
+        assert needs in " ".join(out.split()) and "simple_java_0" not in verdicts

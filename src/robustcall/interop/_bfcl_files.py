@@ -194,10 +194,15 @@ def _python_prediction(text: str) -> Prediction:
     return Prediction(raw_output=text, tool_calls=calls)
 
 
-def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> Prediction:
+FC_TEXT_ERROR = "BFCL's function-calling handler decodes no call from a text answer"
+
+
+def _prediction(sample: Sample, result: Any, where: str, underscored: bool, fc_handler: bool = False) -> Prediction:
     if isinstance(result, str):
         if result.startswith("Error during inference:"):
             return Prediction(raw_output="", error=result, error_kind="infra")
+        if fc_handler:  # its decode_ast reads lists of calls only: a text answer has none (decoder_failed)
+            return Prediction(raw_output=result, error=FC_TEXT_ERROR, error_kind="model_format")
         if sample.category in _PARSERS:
             return _language_prediction(sample, result, where)
         return _python_prediction(result)
@@ -386,7 +391,7 @@ def import_bfcl_results(
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
     for path in single:
-        missing = _missing_parser(path)
+        missing = None if handler_fc else _missing_parser(path)
         if missing is not None:
             skipped.append(f"skipped {path}: {missing}")
             continue
@@ -397,7 +402,7 @@ def import_bfcl_results(
             if sample is None:
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
             underscored = flag if flag is not None else isinstance(entry["result"], list)
-            prediction = _prediction(sample, entry["result"], where, underscored)
+            prediction = _prediction(sample, entry["result"], where, underscored, handler_fc is True)
             rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
             if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
                 fc = True

@@ -23,7 +23,7 @@ from typing import Any
 
 from robustcall.core import PREDICTIONS, SCORES, PredictionRecord, Verdict, read_checkpoint, record_key
 from robustcall.envs import MULTI_TURN_CATEGORIES
-from robustcall.interop._bfcl_files import BfclFileError, bfcl_model_dir
+from robustcall.interop._bfcl_files import FC_TEXT_ERROR, BfclFileError, bfcl_model_dir
 from robustcall.sources import BFCL_BENCHMARK, BFCL_CATEGORIES, fetch_bfcl
 
 _DECODE_FAILED = "BFCL cannot decode the answer"
@@ -46,7 +46,7 @@ def bfcl_error_type(category: str, verdict: Verdict, rec: PredictionRecord) -> s
         return "relevance_error:decoder_failed"
     if category in MULTI_TURN_CATEGORIES:
         return detail
-    if decode and (_DECODE_FAILED in detail or rec.prediction.error_kind == "infra"):
+    if decode and (_DECODE_FAILED in detail or FC_TEXT_ERROR in detail or rec.prediction.error_kind == "infra"):
         return "ast_decoder:decoder_failed"
     if decode and _NO_CALL_DECODED in detail:
         return "ast_decoder:decoder_wrong_output_format"

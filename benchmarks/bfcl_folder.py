@@ -1,0 +1,117 @@
+"""A whole ``bfcl generate`` result folder made from the bfcl-eval wheel's ground truth, right and wrong.
+
+Standard library only (the oracle venv runs it too). Function-calling shape, as BFCL's FC handlers
+write it (names with a dot written with ``_``), for the model ``gpt-4o-2024-11-20-FC``:
+
+- every single-turn entry with a ground truth (the ten v3 categories, ``simple_java``,
+  ``simple_javascript``): the first acceptable value of each parameter; every third entry mutated
+  (its first parameter's value changed, or a parameter dropped), every seventh answered in text;
+- ``irrelevance`` / ``live_irrelevance``: a text answer, every fifth a call; ``live_relevance``: a call,
+  every fourth a text answer;
+- the four multi-turn categories: per task one variant of ``bfcl_mt_corpus.py`` in turn (right ones and
+  mutations).
+
+usage: python bfcl_folder.py WHEEL OUT_DIR
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+import bfcl_mt_corpus
+
+MODEL = "gpt-4o-2024-11-20-FC"
+AST = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple",
+       "live_parallel", "live_parallel_multiple", "simple_java", "simple_javascript")  # fmt: skip
+_DATA = "bfcl_eval/data"
+
+
+def _first(options: Any) -> Any:
+    if not isinstance(options, list):
+        return options
+    for o in options:
+        if o != "":
+            return _canonical(o)
+    return None
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: v for k, v in ((k, _first(o)) for k, o in value.items()) if v is not None}
+    return value
+
+
+def _group(category: str) -> str:
+    if category.startswith("multi_turn"):
+        return "multi_turn"
+    return "live" if category.startswith("live_") else "non_live"
+
+
+def _lines(zf: zipfile.ZipFile, member: str) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in zf.read(member).decode("utf-8").splitlines() if x.strip()]
+
+
+def _ast_result(n: int, gold: list[dict[str, Any]]) -> Any:
+    calls = []
+    for call in gold:
+        ((name, params),) = call.items()
+        args = {k: v for k, v in ((k, _first(o)) for k, o in params.items()) if v is not None}
+        calls.append((name, args))
+    if n % 3 == 1 and calls[0][1]:
+        name, args = calls[0]
+        key = next(iter(args))
+        value = args[key]
+        args = dict(args)
+        if isinstance(value, bool):
+            args[key] = not value
+        elif isinstance(value, (int, float)):
+            args[key] = value + 1
+        elif isinstance(value, str):
+            args[key] = value + "x"
+        else:
+            del args[key]
+        calls[0] = (name, args)
+    if n % 7 == 3:
+        return "I would call " + calls[0][0]
+    return [{name.replace(".", "_"): json.dumps(args)} for name, args in calls]
+
+
+def build(wheel: str, out: Path) -> dict[str, int]:
+    files: dict[str, list[dict[str, Any]]] = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for category in AST:
+            gts = _lines(zf, f"{_DATA}/possible_answer/BFCL_v4_{category}.json")
+            files[category] = [{"id": g["id"], "result": _ast_result(n, g["ground_truth"])} for n, g in enumerate(gts)]
+        for category in ("irrelevance", "live_irrelevance", "live_relevance"):
+            qs = _lines(zf, f"{_DATA}/BFCL_v4_{category}.json")
+            entries = []
+            for n, q in enumerate(qs):
+                call = n % 5 == 0 if "irrelevance" in category else n % 4 != 0
+                name = q["function"][0]["name"].replace(".", "_") if q["function"] else "f"
+                entries.append({"id": q["id"], "result": [{name: "{}"}] if call else "I cannot help with that."})
+            files[category] = entries
+    rows = bfcl_mt_corpus.entries(wheel)
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["shape"] == "fc":
+            by_task.setdefault(r["id"], []).append(r)
+    for n, (task, variants) in enumerate(by_task.items()):
+        pick = variants[n % len(variants)]
+        files.setdefault(pick["category"], []).append({"id": task, "result": pick["result"]})
+    counts = {}
+    for category, entries in files.items():
+        path = out / MODEL / _group(category) / f"BFCL_v4_{category}_result.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+        counts[category] = len(entries)
+    return counts
+
+
+if __name__ == "__main__":
+    got = build(sys.argv[1], Path(sys.argv[2]))
+    print(f"{sum(got.values())} entries in {len(got)} files")
