@@ -153,8 +153,11 @@ def test_imported_text_answers_are_decoded_as_bfcl_decodes_them(tmp_path: Path) 
 
 def test_java_text_answers_without_the_parser_extra_are_skipped_in_one_line(tmp_path: Path) -> None:
     answer = "[GeometryPresentation.createPresentation(controller=mapController, parent=mapArea)]"
-    _write(tmp_path / "res", {"my-model/BFCL_v4_simple_java_result.json": [{"id": "simple_java_0", "result": answer}],
-                              "my-model/BFCL_v4_simple_python_result.json": [{"id": "simple_python_0", "result": "[]"}]})  # fmt: skip
+    java = {"my-model/BFCL_v4_simple_java_result.json": [{"id": "simple_java_0", "result": answer}]}
+    _write(
+        tmp_path / "res",
+        java | {"my-model/BFCL_v4_simple_python_result.json": [{"id": "simple_python_0", "result": "[]"}]},
+    )
     out, verdicts = _import_score(tmp_path / "res", tmp_path / "run")
     if importlib.util.find_spec("tree_sitter_java") is not None:
         assert verdicts["simple_java_0"]["correct"] is True
