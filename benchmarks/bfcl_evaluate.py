@@ -31,7 +31,8 @@ from pathlib import Path
 SCORED = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
           "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
           "simple_java", "simple_javascript", "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-          "multi_turn_long_context")  # fmt: skip
+          "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum", "web_search_base",
+          "web_search_no_snippet")  # fmt: skip
 
 
 def main() -> None:
@@ -118,7 +119,7 @@ def diff_scores(upstream: Path, ours: Path, model: str) -> None:
         else:
             print(f"differs: {path.name}")
     print(f"score files agree: {same}/{len(files)}")
-    for name in ("data_non_live.csv", "data_live.csv", "data_multi_turn.csv", "data_overall.csv"):
+    for name in ("data_non_live.csv", "data_live.csv", "data_multi_turn.csv", "data_agentic.csv", "data_overall.csv"):
         theirs = (upstream / name).read_text().splitlines()
         mine_rows = (ours / name).read_text().splitlines()
         cols = theirs[0].split(",")

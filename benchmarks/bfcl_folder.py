@@ -9,7 +9,9 @@ write it (names with a dot written with ``_``), for the model ``gpt-4o-2024-11-2
 - ``irrelevance`` / ``live_irrelevance``: a text answer, every fifth a call; ``live_relevance``: a call,
   every fourth a text answer;
 - the four multi-turn categories: per task one variant of ``bfcl_mt_corpus.py`` in turn (right ones and
-  mutations).
+  mutations);
+- the five agentic ones (memory kv / vector / rec_sum, web search base / no snippet): per entry one
+  kind of ``bfcl_agentic_oracle.py`` in turn.
 
 usage: python bfcl_folder.py WHEEL OUT_DIR
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+import bfcl_agentic_oracle
 import bfcl_mt_corpus
 
 MODEL = "gpt-4o-2024-11-20-FC"
@@ -49,6 +52,10 @@ def _canonical(value: Any) -> Any:
 def _group(category: str) -> str:
     if category.startswith("multi_turn"):
         return "multi_turn"
+    if category.startswith("memory_"):
+        return f"agentic/memory/{category.removeprefix('memory_')}"
+    if category.startswith("web_search"):
+        return "agentic"
     return "live" if category.startswith("live_") else "non_live"
 
 
@@ -103,6 +110,10 @@ def build(wheel: str, out: Path) -> dict[str, int]:
     for n, (task, variants) in enumerate(by_task.items()):
         pick = variants[n % len(variants)]
         files.setdefault(pick["category"], []).append({"id": task, "result": pick["result"]})
+    for n, (category, bfcl_id, gold) in enumerate(bfcl_agentic_oracle.entries(wheel)):
+        kinds = bfcl_agentic_oracle.answers(gold, "fc")
+        result = list(kinds.values())[n % len(kinds)]
+        files.setdefault(category, []).append({"id": bfcl_id, "result": result})
     counts = {}
     for category, entries in files.items():
         path = out / MODEL / _group(category) / f"BFCL_v4_{category}_result.json"

@@ -53,6 +53,7 @@ from robustcall.core import (
 )
 from robustcall.envs import MULTI_TURN_CATEGORIES, function_docs, load_tasks
 from robustcall.formats import UNREADABLE
+from robustcall.score import BFCL_ANSWERS_KEY as ANSWERS_KEY
 from robustcall.score import BFCL_HANDLER_KEY as HANDLER_KEY
 from robustcall.score import BfclNotCalls, decode_ast_prompting
 from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
@@ -63,6 +64,7 @@ from robustcall.sources import (
     bfcl_fc_models,
     bfcl_module,
     bfcl_underscore_models,
+    fetch_bfcl,
     load_bfcl,
     load_bfcl_extra,
 )
@@ -246,7 +248,14 @@ def today_id(bfcl_id: str, version: str) -> str:
     return bfcl_id
 
 
-SCORED_CATEGORIES: tuple[str, ...] = (*BFCL_CATEGORIES.values(), *EXTRA_CATEGORIES, *MULTI_TURN_CATEGORIES)
+AGENTIC_CATEGORIES = ("memory_kv", "memory_vector", "memory_rec_sum", "web_search_base", "web_search_no_snippet")
+"""BFCL's agentic categories (``bfcl evaluate`` leaves the memory ``*_prereq`` files unscored, as does import)."""
+SCORED_CATEGORIES: tuple[str, ...] = (
+    *BFCL_CATEGORIES.values(),
+    *EXTRA_CATEGORIES,
+    *MULTI_TURN_CATEGORIES,
+    *AGENTIC_CATEGORIES,
+)
 """Every BFCL category (file names' ``<category>``, today's spelling) ``import bfcl`` reads."""
 
 
@@ -341,6 +350,53 @@ def _multi_turn_samples(categories: Iterable[str], handler: str) -> dict[str, Sa
     return out
 
 
+def _agentic_samples(category: str, handler: str) -> dict[str, Sample]:
+    """BFCL's memory / web-search entries of one category, by the result files' ids (``memory_kv_0-customer-0``
+    is the data's ``memory_0-customer-0``), scored by BFCL's agentic checker (``bfcl_agentic``)."""
+    base = "memory" if category.startswith("memory") else "web_search"
+    questions, answers = _wheel_entries(base)
+    out: dict[str, Sample] = {}
+    for q in questions:
+        bfcl_id = str(q["id"]).replace(base, category, 1)
+        turn = q["question"][0] if q.get("question") else []
+        out[bfcl_id] = Sample(
+            id=f"{BENCHMARK}__BFCL_v3_{category}__{bfcl_id}",
+            benchmark=BENCHMARK,
+            category=category,
+            source=SourceInfo(
+                original_id=bfcl_id,
+                benchmark=BENCHMARK,
+                file=f"BFCL_v3_{category}.json",
+                extra={
+                    "bfcl_eval": BFCL_VERSION,
+                    "wheel_category": base,
+                    HANDLER_KEY: handler,
+                    ANSWERS_KEY: answers[str(q["id"])],
+                },
+            ),
+            conversation=[Message(role=m["role"], content=m["content"]) for m in turn],
+            tools=[],
+            golden_answers=[],
+            eval_config=EvalConfig(method="bfcl_agentic", output_format="bfcl"),
+        )
+    return out
+
+
+def _wheel_entries(base: str) -> tuple[list[dict[str, Any]], dict[str, list[Any]]]:
+    import zipfile
+
+    with zipfile.ZipFile(fetch_bfcl(quiet=True)) as zf:
+
+        def lines(member: str) -> list[dict[str, Any]]:
+            return [json.loads(x) for x in zf.read(member).decode("utf-8").splitlines() if x.strip()]
+
+        questions = lines(f"bfcl_eval/data/BFCL_v4_{base}.json")
+        answers = {
+            str(a["id"]): list(a["ground_truth"]) for a in lines(f"bfcl_eval/data/possible_answer/BFCL_v4_{base}.json")
+        }
+    return questions, answers
+
+
 def _is_fc_result(result: Any) -> bool:
     """Whether a multi-turn result holds a function-calling handler's steps (lists of calls)."""
     return isinstance(result, list) and any(
@@ -366,7 +422,9 @@ def import_bfcl_results(
     skipped, chosen = [], []
     for path in files:
         category = result_category(path)
-        if category not in SCORED_CATEGORIES:
+        if "prereq" in category:
+            skipped.append(f"skipped {path}: memory prerequisite conversations (bfcl evaluate does not score them)")
+        elif category not in SCORED_CATEGORIES:
             skipped.append(f"skipped {path}: robustcall does not score BFCL category {category}")
         elif category not in wanted:
             skipped.append(f"skipped {path}: {category} is not in --categories")
@@ -380,8 +438,8 @@ def import_bfcl_results(
         )
     if not chosen:
         raise BfclFileError(f"no result file under {folder} of a category to import ({len(skipped)} skipped)")
-    single = [p for p in chosen if result_category(p) not in MULTI_TURN_CATEGORIES]
-    multi = [p for p in chosen if result_category(p) in MULTI_TURN_CATEGORIES]
+    single = [p for p in chosen if result_category(p) not in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)]
+    multi = [p for p in chosen if result_category(p) in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)]
     by_id: dict[str, Sample] = {}
     if single:
         by_id |= {s.source.original_id: s for s in load_bfcl(wheel).samples}
@@ -411,12 +469,18 @@ def import_bfcl_results(
         lines = list(_result_lines(path))
         handler = handler_fc if handler_fc is not None else any(_is_fc_result(e["result"]) for _, e in lines)
         fc = fc or handler
-        tasks = _multi_turn_samples([result_category(path)], "fc" if handler else "prompt")
+        category = result_category(path)
+        mode = "fc" if handler else "prompt"
+        tasks = (
+            _agentic_samples(category, mode)
+            if category in AGENTIC_CATEGORIES
+            else _multi_turn_samples([category], mode)
+        )
         for n, entry in lines:
             where = f"{path}:{n}"
             sample = tasks.get(str(entry["id"]))
             if sample is None:
-                raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} multi-turn task")
+                raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} {category} entry")
             raw = json.dumps(entry["result"], ensure_ascii=False)
             rec = PredictionRecord(**dict(sample), prediction=Prediction(raw_output=raw), model=model)
             _add(records, rec, where, entry["id"])

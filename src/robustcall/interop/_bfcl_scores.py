@@ -3,8 +3,8 @@
 ``bfcl evaluate`` writes ``<score dir>/<model>/<group>/BFCL_v4_<category>_score.json``: a first line
 ``{"accuracy", "correct_count", "total_count"}``, then one line per wrong entry (``id``,
 ``model_name``, ``test_category``, ``valid``, and its ``error_type``: top level for single-turn
-categories, under ``error`` for multi-turn ones), and the CSVs ``data_non_live.csv``,
-``data_live.csv``, ``data_multi_turn.csv`` and ``data_overall.csv`` (accuracies as ``12.34%``,
+categories, under ``error`` for multi-turn and agentic ones), and the CSVs ``data_non_live.csv``,
+``data_live.csv``, ``data_multi_turn.csv``, ``data_agentic.csv`` and ``data_overall.csv`` (accuracies as ``12.34%``,
 categories not scored ``N/A``, combined as BFCL combines them: unweighted means, the live summary
 weighted by entry counts, the overall accuracy weighted 10/10/10/30/40 over non-live, live,
 irrelevance, multi-turn and agentic). Here the same files come from a run's ``scores.jsonl``: only
@@ -23,7 +23,7 @@ from typing import Any
 
 from robustcall.core import PREDICTIONS, SCORES, PredictionRecord, Verdict, read_checkpoint, record_key
 from robustcall.envs import MULTI_TURN_CATEGORIES
-from robustcall.interop._bfcl_files import FC_TEXT_ERROR, BfclFileError, bfcl_model_dir
+from robustcall.interop._bfcl_files import AGENTIC_CATEGORIES, FC_TEXT_ERROR, BfclFileError, bfcl_model_dir
 from robustcall.sources import BFCL_BENCHMARK, BFCL_CATEGORIES, fetch_bfcl
 
 _DECODE_FAILED = "BFCL cannot decode the answer"
@@ -31,9 +31,19 @@ _NO_CALL_DECODED = "BFCL decodes no call in the answer"
 
 
 def _group(category: str) -> str:
+    """BFCL's ``get_directory_structure_by_category``."""
     if category in MULTI_TURN_CATEGORIES:
         return "multi_turn"
+    if category.startswith("memory_"):
+        return f"agentic/memory/{category.removeprefix('memory_')}"
+    if category.startswith("web_search"):
+        return "agentic"
     return "live" if category.startswith("live_") else "non_live"
+
+
+def _nested_error(category: str) -> bool:
+    """BFCL writes a multi-turn or agentic entry's ``error_type`` under ``error``."""
+    return category in MULTI_TURN_CATEGORIES or category in AGENTIC_CATEGORIES
 
 
 def bfcl_error_type(category: str, verdict: Verdict, rec: PredictionRecord) -> str:
@@ -44,7 +54,7 @@ def bfcl_error_type(category: str, verdict: Verdict, rec: PredictionRecord) -> s
         return "irrelevance_error:decoder_success"
     if category == "live_relevance":
         return "relevance_error:decoder_failed"
-    if category in MULTI_TURN_CATEGORIES:
+    if _nested_error(category):
         return detail
     if decode and (_DECODE_FAILED in detail or FC_TEXT_ERROR in detail or rec.prediction.error_kind == "infra"):
         return "ast_decoder:decoder_failed"
@@ -56,8 +66,11 @@ def bfcl_error_type(category: str, verdict: Verdict, rec: PredictionRecord) -> s
 @cache
 def _entry_count(category: str) -> int:
     """Entries of a category in the wheel (BFCL counts a category not evaluated with its size)."""
+    base = (
+        "memory" if category.startswith("memory_") else "web_search" if category.startswith("web_search") else category
+    )
     with zipfile.ZipFile(fetch_bfcl(quiet=True)) as zf:
-        text = zf.read(f"bfcl_eval/data/BFCL_v4_{category}.json").decode("utf-8")
+        text = zf.read(f"bfcl_eval/data/BFCL_v4_{base}.json").decode("utf-8")
     return sum(1 for line in text.splitlines() if line.strip())
 
 
@@ -112,7 +125,7 @@ def _wrong_line(category: str, model: str, rec: PredictionRecord, verdict: Verdi
         "test_category": category,
         "valid": False,
     }
-    if category in MULTI_TURN_CATEGORIES:
+    if _nested_error(category):
         line["error"] = {"error_type": error_type}
     else:
         line["error_type"] = error_type
@@ -159,14 +172,16 @@ def _cell(score: Score) -> str:
 
 def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]]) -> None:
     s = {c: _score(counts, c) for c in (*BFCL_CATEGORIES.values(), "simple_java", "simple_javascript",
-                                        "live_relevance", *MULTI_TURN_CATEGORIES)}  # fmt: skip
+                                        "live_relevance", *MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)}  # fmt: skip
     simple = _unweighted([s["simple_python"], s["simple_java"], s["simple_javascript"]])
     non_live_parts = [simple, s["multiple"], s["parallel"], s["parallel_multiple"]]
     non_live, non_live_summary = _unweighted(non_live_parts, na=False), _unweighted(non_live_parts)
     live_parts = [s["live_simple"], s["live_multiple"], s["live_parallel"], s["live_parallel_multiple"]]
     live, live_summary = _weighted(live_parts, na=False), _weighted(live_parts)
     multi = _unweighted([s[c] for c in MULTI_TURN_CATEGORIES], na=False)
-    agentic = _unweighted([_unweighted([_na(), _na()]), _unweighted([_na(), _na(), _na()])], na=False)
+    web = _unweighted([s["web_search_base"], s["web_search_no_snippet"]])
+    memory = _unweighted([s["memory_kv"], s["memory_vector"], s["memory_rec_sum"]])
+    agentic = _unweighted([web, memory], na=False)
     irrelevance = _unweighted([s["irrelevance"], s["live_irrelevance"]])
     parts = [non_live, live, irrelevance, multi, agentic]
     weights = [10, 10, 10, 30, 40]
@@ -185,6 +200,12 @@ def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]]) -> No
             ["Rank", "Model", "Live Overall Acc", "AST Summary", "Python Simple AST", "Python Multiple AST",
              "Python Parallel AST", "Python Parallel Multiple AST", "Irrelevance Detection", "Relevance Detection"],
             [live, live_summary, *live_parts, s["live_irrelevance"], s["live_relevance"]],
+        ),
+        "data_agentic.csv": (
+            ["Rank", "Model", "Agentic Overall Acc", "Web Search Summary", "Web Search Base", "Web Search No Snippet",
+             "Memory Summary", "Memory KV", "Memory Vector", "Memory Recursive Summarization"],
+            [agentic, web, s["web_search_base"], s["web_search_no_snippet"], memory, s["memory_kv"], s["memory_vector"],
+             s["memory_rec_sum"]],
         ),
         "data_multi_turn.csv": (
             ["Rank", "Model", "Multi Turn Overall Acc", "Base", "Miss Func", "Miss Param", "Long Context"],
@@ -207,5 +228,7 @@ def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]]) -> No
     overall_row = ["1", _cell(overall), model, na, na, na, na, na, _cell(non_live_summary), _cell(simple),
                    _cell(s["multiple"]), _cell(s["parallel"]), _cell(s["parallel_multiple"]), _cell(live),
                    *(_cell(x) for x in live_parts), _cell(multi), *(_cell(s[c]) for c in MULTI_TURN_CATEGORIES),
-                   *[na] * 7, _cell(s["live_relevance"]), _cell(irrelevance), *[na] * 4]  # fmt: skip
+                   _cell(web), _cell(s["web_search_base"]), _cell(s["web_search_no_snippet"]), _cell(memory),
+                   _cell(s["memory_kv"]), _cell(s["memory_vector"]), _cell(s["memory_rec_sum"]),
+                   _cell(s["live_relevance"]), _cell(irrelevance), *[na] * 4]  # fmt: skip
     (out / "data_overall.csv").write_text(",".join(overall_header) + "\n" + ",".join(overall_row), encoding="utf-8")

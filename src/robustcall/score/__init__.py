@@ -2,6 +2,8 @@
 
 from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
+from robustcall.score._bfcl_agentic import ANSWERS_KEY as BFCL_ANSWERS_KEY
+from robustcall.score._bfcl_agentic import check_agentic
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
 from robustcall.score._bfcl_decode import NotCalls as BfclNotCalls
 from robustcall.score._bfcl_decode import decode_ast_prompting
@@ -32,6 +34,7 @@ from robustcall.score._scorer import (
 from robustcall.score._validate import run_dirs, validate_run_dir
 
 __all__ = [
+    "BFCL_ANSWERS_KEY",
     "BFCL_HANDLER_KEY",
     "MODES",
     "PARALLEL_MIN",
@@ -47,6 +50,7 @@ __all__ = [
     "Scorer",
     "alternatives",
     "attack_success",
+    "check_agentic",
     "check_bfcl",
     "check_multi_turn",
     "decode_ast_prompting",

@@ -24,7 +24,9 @@ from robustcall.core import (
 )
 from robustcall.formats import UNREADABLE, OutputFormat, read_tool_calls, sample_format
 from robustcall.score._attacks import INJECTION_TYPE, attack_success, injection_kind
+from robustcall.score._bfcl_agentic import judge_agentic
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
+from robustcall.score._bfcl_multi_turn import HANDLER_KEY as BFCL_HANDLER
 from robustcall.score._bfcl_multi_turn import judge_multi_turn
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._noop import NOOP_TYPE, judge_noop
@@ -177,8 +179,11 @@ class SampleScorer:
         bad = unreadable_argument(calls)
         if bad is not None:
             return Scored(False, 0.0, self._modes.classify(raw, calls), bad)
-        if self.method == "bfcl_multi_turn":
-            err = judge_multi_turn(self.sample, raw)
+        if self.method in ("bfcl_multi_turn", "bfcl_agentic"):
+            if self.method == "bfcl_agentic":
+                err = judge_agentic(self.sample, raw, self.sample.source.extra.get(BFCL_HANDLER) == "fc")
+            else:
+                err = judge_multi_turn(self.sample, raw)
             return PASSED if err is None else _failed("other", err)  # Appendix L modes read single-turn calls
         if self.sample.perturbation.type == NOOP_TYPE:
             if tool_calls is None:
