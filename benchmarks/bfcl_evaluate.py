@@ -32,7 +32,7 @@ SCORED = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelev
           "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
           "simple_java", "simple_javascript", "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
           "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum", "web_search_base",
-          "web_search_no_snippet")  # fmt: skip
+          "web_search_no_snippet", "format_sensitivity")  # fmt: skip
 
 
 def main() -> None:
@@ -78,7 +78,10 @@ def main() -> None:
             table = eval_runner.evaluate_task(
                 category, args.result_dir, score_dir, results, args.model, handler, table, True
             )
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(
+        io.StringIO()
+    ):  # as `bfcl evaluate`'s runner: the score files' headers, then the CSVs
+        eval_runner.update_leaderboard_table_with_local_score_file(table, score_dir)
         eval_runner.generate_leaderboard_csv(table, score_dir)
     print(f"upstream evaluate_task: {len(ids)} entries in {time.perf_counter() - t0:.2f} s")
     wrong = set()
@@ -119,7 +122,14 @@ def diff_scores(upstream: Path, ours: Path, model: str) -> None:
         else:
             print(f"differs: {path.name}")
     print(f"score files agree: {same}/{len(files)}")
-    for name in ("data_non_live.csv", "data_live.csv", "data_multi_turn.csv", "data_agentic.csv", "data_overall.csv"):
+    for name in (
+        "data_non_live.csv",
+        "data_live.csv",
+        "data_multi_turn.csv",
+        "data_agentic.csv",
+        "data_format_sensitivity.csv",
+        "data_overall.csv",
+    ):
         theirs = (upstream / name).read_text().splitlines()
         mine_rows = (ours / name).read_text().splitlines()
         cols = theirs[0].split(",")

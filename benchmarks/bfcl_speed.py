@@ -60,7 +60,7 @@ def main() -> None:
         for path in ("run", "ours", "upstream"):
             shutil.rmtree(work / path, ignore_errors=True)
         last = n == args.repeat - 1
-        took, _ = _run([*rc, "import", "bfcl", str(work / "result"), "--out", str(work / "run")], env)
+        took, _ = _run([*rc, "import", "bfcl", str(work / "result" / MODEL), "--out", str(work / "run")], env)
         t2, _ = _run([*rc, "score", str(work / "run"), "--bootstrap", "0"], env)
         t3, _ = _run([*rc, "export", "bfcl-scores", str(work / "run"), "--out", str(work / "ours")], env)
         ours_s.append(took + t2 + t3)

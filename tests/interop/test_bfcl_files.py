@@ -211,7 +211,6 @@ def test_function_calling_answers_with_text_export_their_calls(tmp_path: Path) -
 # results (bfcl_eval: base_handler.write, utils.get_directory_structure_by_id, category_mapping).
 UNSCORED_FILES = {
     "agentic/memory/kv/BFCL_v4_memory_kv_prereq_result.json": "memory_kv_prereq_0-customer-0",
-    "format_sensitivity/BFCL_v4_format_sensitivity_result.json": "format_sensitivity_0:prompt_format:simple_python_58",
 }
 JAVA_FILES = {
     "non_live/BFCL_v4_simple_java_result.json": "simple_java_0",
@@ -220,6 +219,10 @@ JAVA_FILES = {
 """Text answers of the Java / JavaScript categories from an FC model: BFCL's FC handler decodes no
 call from text (wrong), so no tree-sitter parser is needed to read them."""
 WRONG_EXTRA_FILES = {
+    "format_sensitivity/BFCL_v4_format_sensitivity_result.json": (
+        "format_sensitivity_0:ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext"
+        "&style=classic:simple_python_58"
+    ),
     "agentic/BFCL_v4_web_search_base_result.json": "web_search_base_0",
     "agentic/BFCL_v4_web_search_no_snippet_result.json": "web_search_no_snippet_0",
     "agentic/memory/kv/BFCL_v4_memory_kv_result.json": "memory_kv_0-customer-0",
@@ -280,13 +283,12 @@ def test_a_default_bfcl_run_folder_imports_every_answer_it_scores(tmp_path: Path
     assert res.exit_code == 0, res.output
     skipped = [line for line in res.output.splitlines() if line.startswith("skipped ")]
     assert len(skipped) == len(UNSCORED_FILES)
-    assert sum(line.endswith("does not score BFCL category format_sensitivity") for line in skipped) == 1
     assert (
         sum(line.endswith("memory prerequisite conversations (bfcl evaluate does not score them)") for line in skipped)
         == 1
     )
     assert "read BFCL v4 result files" in res.output
-    imported = "45 records imported (7 answers BFCL cannot decode"
+    imported = "46 records imported (8 answers BFCL cannot decode"
     assert imported in " ".join(res.output.split())
     res = runner.invoke(app, ["score", str(tmp_path / "run"), "--bootstrap", "100"])
     assert res.exit_code == 0, res.output
@@ -304,7 +306,7 @@ def test_a_default_bfcl_run_folder_imports_every_answer_it_scores(tmp_path: Path
         for x in (tmp_path / "some" / "predictions.jsonl").read_text().splitlines()
     ]
     assert sorted(ids) == sorted(i for i in expected if i.startswith(("simple_python_", "irrelevance_")))
-    assert sum(line.startswith("skipped ") and "not in --categories" in line for line in res.output.splitlines()) == 18
+    assert sum(line.startswith("skipped ") and "not in --categories" in line for line in res.output.splitlines()) == 19
 
     res = runner.invoke(
         app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "x"), "--categories", "memory"]

@@ -99,8 +99,7 @@ def bfcl_scores_cmd(
         raise typer.BadParameter(str(exc)) from None
     for category, (correct, total) in counts.items():
         console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
-    console.print(f"{out}: {len(counts)} score files and data_overall.csv, data_non_live.csv, data_live.csv, "
-                  "data_multi_turn.csv, data_agentic.csv", soft_wrap=True, highlight=False)  # fmt: skip
+    console.print(f"{out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
 
 
 import_app = typer.Typer(

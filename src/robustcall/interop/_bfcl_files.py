@@ -55,7 +55,7 @@ from robustcall.envs import MULTI_TURN_CATEGORIES, function_docs, load_tasks
 from robustcall.formats import UNREADABLE
 from robustcall.score import BFCL_ANSWERS_KEY as ANSWERS_KEY
 from robustcall.score import BFCL_HANDLER_KEY as HANDLER_KEY
-from robustcall.score import BfclNotCalls, decode_ast_prompting
+from robustcall.score import CHECKED_AS, BfclNotCalls, BfclWrongOutputFormat, decode_ast_format, decode_ast_prompting
 from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
 from robustcall.sources import (
     BFCL_CATEGORIES,
@@ -196,6 +196,8 @@ def _python_prediction(text: str) -> Prediction:
     return Prediction(raw_output=text, tool_calls=calls)
 
 
+DECODE_FAILED = "BFCL cannot decode the answer"
+NO_CALL_DECODED = "BFCL decodes no call in the answer"
 FC_TEXT_ERROR = "BFCL's function-calling handler decodes no call from a text answer"
 
 
@@ -248,6 +250,13 @@ def today_id(bfcl_id: str, version: str) -> str:
     return bfcl_id
 
 
+FORMAT_SENSITIVITY = "format_sensitivity"
+_FS_ID = re.compile(
+    r"^format_sensitivity_\d+:(?P<config>ret_fmt=(?P<ret>python|json|verbose_xml|concise_xml)"
+    r"&tool_call_tag=(?P<tag>True|False)&func_doc_fmt=(?:python|xml|json)&prompt_fmt=(?:plaintext|markdown)"
+    r"&style=(?:classic|experimental)):(?P<original>.+)$"
+)
+"""A format-sensitivity id: ``format_sensitivity_<n>:<configuration>:<original id>``."""
 AGENTIC_CATEGORIES = ("memory_kv", "memory_vector", "memory_rec_sum", "web_search_base", "web_search_no_snippet")
 """BFCL's agentic categories (``bfcl evaluate`` leaves the memory ``*_prereq`` files unscored, as does import)."""
 SCORED_CATEGORIES: tuple[str, ...] = (
@@ -255,6 +264,7 @@ SCORED_CATEGORIES: tuple[str, ...] = (
     *EXTRA_CATEGORIES,
     *MULTI_TURN_CATEGORIES,
     *AGENTIC_CATEGORIES,
+    FORMAT_SENSITIVITY,
 )
 """Every BFCL category (file names' ``<category>``, today's spelling) ``import bfcl`` reads."""
 
@@ -456,6 +466,9 @@ def import_bfcl_results(
         for n, entry in _result_lines(path):
             where = f"{path}:{n}"
             bfcl_id = today_id(str(entry["id"]), version)
+            if result_category(path) == FORMAT_SENSITIVITY:
+                _add_format_entry(records, by_id, entry, where, model, handler_fc is True)
+                continue
             sample = by_id.get(bfcl_id)
             if sample is None:
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
@@ -491,6 +504,45 @@ def import_bfcl_results(
     meta.write(out)
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
     return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version)
+
+
+def _add_format_entry(
+    records: dict[tuple[str, str], PredictionRecord],
+    by_id: dict[str, Sample],
+    entry: dict[str, Any],
+    where: str,
+    model: str,
+    fc_handler: bool,
+) -> None:
+    """One ``format_sensitivity`` entry: its original sample under the entry's id, checked as the original
+    id (BFCL's dispatch), its text decoded in the configuration's return format."""
+    m = _FS_ID.match(str(entry["id"]))
+    original = by_id.get(m["original"]) if m else None
+    if m is None or original is None:
+        raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL format_sensitivity entry robustcall covers")
+    extra = {**original.source.extra, "wheel_category": FORMAT_SENSITIVITY, CHECKED_AS: m["original"],
+             "bfcl_config": m["config"]}  # fmt: skip
+    bfcl_id = str(entry["id"])
+    sample = original.model_copy(update={
+        "id": f"{BENCHMARK}__BFCL_v3_{FORMAT_SENSITIVITY}__{bfcl_id}", "category": FORMAT_SENSITIVITY,
+        "source": original.source.model_copy(update={"original_id": bfcl_id, "extra": extra}),
+    })  # fmt: skip
+    result = entry["result"]
+    if isinstance(result, str) and not fc_handler and not result.startswith("Error during inference:"):
+        try:
+            decoded = decode_ast_format(result, m["ret"], m["tag"] == "True")
+        except BfclWrongOutputFormat as exc:
+            prediction = Prediction(raw_output=result, error=f"{NO_CALL_DECODED}: {exc}", error_kind="model_format")
+        except BfclNotCalls as exc:
+            prediction = Prediction(raw_output=result, error=f"{DECODE_FAILED}: {exc}", error_kind="model_format")
+        else:
+            calls = [
+                ToolCall(name=str(n), arguments={str(k): _json_value(v) for k, v in a.items()}) for n, a in decoded
+            ]
+            prediction = Prediction(raw_output=result, tool_calls=calls)
+    else:
+        prediction = _prediction(sample, result, where, isinstance(result, list), fc_handler)
+    _add(records, PredictionRecord(**dict(sample), prediction=prediction, model=model), where, entry["id"])
 
 
 def _add(records: dict[tuple[str, str], PredictionRecord], rec: PredictionRecord, where: str, bfcl_id: Any) -> None:

@@ -38,6 +38,8 @@ def _group(category: str) -> str:
         return f"agentic/memory/{category.removeprefix('memory_')}"
     if category.startswith("web_search"):
         return "agentic"
+    if category == "format_sensitivity":
+        return "format_sensitivity"
     return "live" if category.startswith("live_") else "non_live"
 
 
@@ -96,6 +98,7 @@ def export_bfcl_scores(run_dir: Path, out: Path, *, model_dir: str | None = None
     if not by_category:
         raise BfclFileError(f"{run_dir} holds no scored clean BFCL record")
     counts: dict[str, tuple[int, int]] = {}
+    fs_header: dict[str, Any] = {}
     for category, pairs in sorted(by_category.items()):
         pairs.sort(key=lambda p: _id_key(p[0].source.original_id))
         wrong = []
@@ -107,14 +110,51 @@ def export_bfcl_scores(run_dir: Path, out: Path, *, model_dir: str | None = None
                 wrong.append(_wrong_line(category, model, rec, verdict))
         total = len(pairs)
         correct = total - len(wrong)
-        header = {"accuracy": correct / total, "correct_count": correct, "total_count": total}
+        header: dict[str, Any] = {"accuracy": correct / total, "correct_count": correct, "total_count": total}
+        if category == "format_sensitivity":
+            header |= _format_stats(pairs, {w["id"] for w in wrong})
+            fs_header = header
         folder = out / model / _group(category)
         folder.mkdir(parents=True, exist_ok=True)
         lines = [json.dumps(x, ensure_ascii=False) for x in [header, *wrong]]
         (folder / f"BFCL_v4_{category}_score.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
         counts[category] = (correct, total)
-    _write_csvs(out, model, counts)
+    _write_csvs(out, model, counts, fs_header)
     return counts
+
+
+def _format_stats(pairs: list[tuple[PredictionRecord, Verdict]], wrong: set[str]) -> dict[str, Any]:
+    """BFCL's format-sensitivity header fields: per configuration its accuracy and counts, and the
+    spread of those accuracies (max delta, variance, standard deviation, in points, rounded to 2)."""
+    import statistics
+
+    stats: dict[str, list[int]] = {}
+    for rec, _ in pairs:
+        cfg = str(rec.source.extra.get("bfcl_config", ""))
+        got = stats.setdefault(cfg, [0, 0])
+        got[0] += rec.source.original_id not in wrong
+        got[1] += 1
+    by_config = {c: {"accuracy": k / n, "correct_count": k, "total_count": n} for c, (k, n) in stats.items()}
+    accs = [v["accuracy"] for v in by_config.values()]
+    spread = len(accs) > 1
+    return {
+        "accuracy_max_delta": round((max(accs) - min(accs)) * 100, 2) if spread else 0.0,
+        "accuracy_variance": round(statistics.variance(accs) * 100**2, 2) if spread else 0.0,
+        "accuracy_std": round(statistics.stdev(accs) * 100, 2) if spread else 0.0,
+        **by_config,
+    }
+
+
+FORMAT_CONFIGS = [
+    f"ret_fmt={r}&tool_call_tag={t}&func_doc_fmt={d}&prompt_fmt=plaintext&style=classic"
+    for r in ("python", "json", "verbose_xml", "concise_xml")
+    for t in ("True", "False")
+    for d in ("python", "xml", "json")
+] + [
+    "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=markdown&style=classic",
+    "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=experimental",
+]  # fmt: skip
+"""BFCL's 26 format-sensitivity configurations (``get_all_format_sensitivity_configs``), in its order."""
 
 
 def _wrong_line(category: str, model: str, rec: PredictionRecord, verdict: Verdict) -> dict[str, Any]:
@@ -133,7 +173,8 @@ def _wrong_line(category: str, model: str, rec: PredictionRecord, verdict: Verdi
 
 
 def _id_key(bfcl_id: str) -> tuple[str, list[int]]:
-    stem, _, tail = bfcl_id.rpartition("_")
+    """BFCL's ``sort_key``: a format-sensitivity id by its part before the first ``:``."""
+    stem, _, tail = bfcl_id.split(":")[0].rpartition("_")
     return stem, [int(p) for p in tail.split("-") if p.isdigit()]
 
 
@@ -170,7 +211,7 @@ def _cell(score: Score) -> str:
     return shown if isinstance(shown, str) else f"{shown * 100:.2f}%"
 
 
-def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]]) -> None:
+def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]], fs: dict[str, Any]) -> None:
     s = {c: _score(counts, c) for c in (*BFCL_CATEGORIES.values(), "simple_java", "simple_javascript",
                                         "live_relevance", *MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)}  # fmt: skip
     simple = _unweighted([s["simple_python"], s["simple_java"], s["simple_javascript"]])
@@ -212,6 +253,12 @@ def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]]) -> No
             [multi, *(s[c] for c in MULTI_TURN_CATEGORIES)],
         ),
     }  # fmt: skip
+    fs_delta, fs_std = (str(fs["accuracy_max_delta"]), str(fs["accuracy_std"])) if fs else ("N/A", "N/A")
+    fs_cells = [_cell({"display": fs[c]["accuracy"]}) if c in fs else "N/A" for c in FORMAT_CONFIGS]
+    fs_header = ["Rank", "Model", "Format Sensitivity Max Delta", "Format Sensitivity Standard Deviation",
+                 *(f"Config {c}" for c in FORMAT_CONFIGS)]  # fmt: skip
+    fs_row = ["1", model, fs_delta, fs_std, *fs_cells]
+    (out / "data_format_sensitivity.csv").write_text(",".join(fs_header) + "\n" + ",".join(fs_row), encoding="utf-8")
     for name, (header, row) in tables.items():
         cells = ["1", model, *(_cell(x) for x in row)]
         (out / name).write_text(",".join(header) + "\n" + ",".join(cells), encoding="utf-8")
@@ -230,5 +277,5 @@ def _write_csvs(out: Path, model: str, counts: dict[str, tuple[int, int]]) -> No
                    *(_cell(x) for x in live_parts), _cell(multi), *(_cell(s[c]) for c in MULTI_TURN_CATEGORIES),
                    _cell(web), _cell(s["web_search_base"]), _cell(s["web_search_no_snippet"]), _cell(memory),
                    _cell(s["memory_kv"]), _cell(s["memory_vector"]), _cell(s["memory_rec_sum"]),
-                   _cell(s["live_relevance"]), _cell(irrelevance), *[na] * 4]  # fmt: skip
+                   _cell(s["live_relevance"]), _cell(irrelevance), fs_delta, fs_std, na, na]  # fmt: skip
     (out / "data_overall.csv").write_text(",".join(overall_header) + "\n" + ",".join(overall_row), encoding="utf-8")

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 from robustcall.envs import literal_value
+from robustcall.sources import bfcl_module
 
 
 class NotCalls(ValueError):
@@ -40,6 +42,10 @@ def decode_ast_prompting(item: Any) -> list[tuple[str, dict[str, Any]]]:
     """``default_decode_ast_prompting`` (Python): the text as ``[f(a=1), g(b=2)]``, as (name, keyword
     arguments) pairs: positional arguments dropped, a bare name or a subscript read as its text
     (``x=data['sales']`` is the string ``"data['sales']"``), ``f(a=1)()`` a call named ``""``."""
+    return _python_calls(_bracketed(item))
+
+
+def _bracketed(item: Any) -> str:
     if type(item) is not str:
         raise NotCalls("a prompting handler's answer is text")
     text = item.strip("`\n ")
@@ -47,6 +53,56 @@ def decode_ast_prompting(item: Any) -> list[tuple[str, dict[str, Any]]]:
         text = "[" + text
     if not text.endswith("]"):
         text = text + "]"
+    return text
+
+
+def decode_ast_format(item: Any, return_format: str, tool_call_tag: bool) -> list[tuple[str, Any]]:
+    """``default_decode_ast_prompting`` for format sensitivity's return formats (``python``, ``json``,
+    ``verbose_xml``, ``concise_xml``), the answer inside ``<TOOLCALL>...</TOOLCALL>`` when the
+    configuration asks for the tag. JSON and XML are read by BFCL's own parsers (from the wheel;
+    ``json`` and ``ast.literal_eval`` / ``ElementTree``). A pair's arguments may be no dict (BFCL:
+    ``decoder_wrong_output_format``)."""
+    text = _bracketed(item)
+    if tool_call_tag:
+        match = re.search(r"<TOOLCALL>(.*?)</TOOLCALL>", text, re.DOTALL)
+        if match is None:
+            raise NotCalls(f"No tool call tag found in input string: {text}")
+        text = match.group(1).strip()
+    if return_format == "python":
+        return _python_calls(text)
+    try:
+        if return_format == "json":
+            found = re.search(r"\[.*\]", text, re.DOTALL)
+            decoded = _parser("json_parser").parse_json_function_call(found.group(0) if found else text)
+        else:
+            match = re.search(r"<functions>(.*?)</functions>", text, re.DOTALL)
+            if match is None:
+                raise NotCalls(f"No XML function call found in input string: {text}. Missing <functions> tag.")
+            xml = _parser("xml_parser")
+            parse = (
+                xml.parse_verbose_xml_function_call
+                if return_format == "verbose_xml"
+                else xml.parse_concise_xml_function_call
+            )
+            decoded = parse(match.group(0))
+    except NotCalls:
+        raise
+    except Exception as exc:  # BFCL's decoder raised: decoder_failed
+        raise NotCalls(str(exc)) from None
+    if type(decoded) is not list or not all(type(c) is dict and len(c) == 1 for c in decoded):
+        raise WrongOutputFormat("not a list of {name: arguments}")
+    return [next(iter(c.items())) for c in decoded]
+
+
+class WrongOutputFormat(NotCalls):
+    """Decoded, but not as ``[{name: {arguments}}]`` (BFCL: ``ast_decoder:decoder_wrong_output_format``)."""
+
+
+def _parser(module: str) -> Any:
+    return bfcl_module(f"bfcl_eval.model_handler.parser.{module}")
+
+
+def _python_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     try:
         body = ast.parse(text.strip().strip("'"), mode="eval").body
         if isinstance(body, ast.Call):

@@ -103,9 +103,19 @@ def distractors(sample: Sample) -> list[str]:
     return []
 
 
+CHECKED_AS = "bfcl_checked_as"
+"""``source.extra`` key: the category name BFCL's checker dispatches on when it is not the sample's own
+(a ``format_sensitivity`` entry is checked as its original id, e.g. ``live_multiple_3-1-0``)."""
+
+
+def checked_category(sample: Sample) -> str:
+    """The category name the BFCL checker dispatches on (``parallel`` / ``multiple`` in it, ...)."""
+    return str(sample.source.extra.get(CHECKED_AS, sample.category))
+
+
 def score_bfcl(sample: Sample, calls: list[ToolCall]) -> Judgement:
     """Upstream BFCL's AST checker semantics (see :mod:`robustcall.score._bfcl_ast`)."""
-    err = check_bfcl(sample.category, schema_tools(sample), calls, sample.golden_answers)
+    err = check_bfcl(checked_category(sample), schema_tools(sample), calls, sample.golden_answers)
     return Judgement(err is None, 1.0 if err is None else 0.0, err)
 
 
@@ -159,7 +169,7 @@ class SampleScorer:
         alt = alternatives(sample)
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
-            self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
+            self._checker = BfclChecker(checked_category(sample), schema_tools(sample), sample.golden_answers)
         names: list[str]
         if self.method == "tooleyes":
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
