@@ -17,6 +17,7 @@ from robustcall.sources import fetch_bfcl
 
 ROOT = Path(__file__).parents[2]
 ORACLE = ROOT / "tests" / "score" / "data" / "bfcl_mt_oracle_verdicts.jsonl"
+FORMAT_ORACLE = ROOT / "tests" / "score" / "data" / "bfcl_format_oracle_wrong.jsonl"
 runner = CliRunner()
 
 
@@ -164,3 +165,25 @@ def test_java_text_answers_without_the_parser_extra_are_skipped_in_one_line(tmp_
     else:
         needs = "its simple_java text answers need BFCL's tree-sitter parser: pip install 'robustcall[bfcl-java]'"
         assert needs in " ".join(out.split()) and "simple_java_0" not in verdicts
+
+
+def test_format_sensitivity_answers_get_upstreams_verdicts_in_every_return_format(tmp_path: Path) -> None:
+    """The first 260 entries of ``benchmarks/bfcl_folder.py``'s format_sensitivity file (10 originals x
+    the 26 configurations: python, JSON, verbose and concise XML, with and without ``<TOOLCALL>``; some
+    values changed, some in the wrong format or without the tag): the wrong ones and their error_type
+    equal upstream's (committed from `bfcl_evaluate.py` on the whole file)."""
+    spec = importlib.util.spec_from_file_location("bfcl_folder", ROOT / "benchmarks" / "bfcl_folder.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    entries = module._format_entries(str(fetch_bfcl(quiet=True)))[:260]
+    _write(tmp_path / "res", {"gpt-4o-2024-11-20/format_sensitivity/BFCL_v4_format_sensitivity_result.json": entries})
+    _, verdicts = _import_score(tmp_path / "res", tmp_path / "run")
+    want = {o["id"]: o["error_type"] for o in map(json.loads, FORMAT_ORACLE.read_text().splitlines())}
+    assert len(verdicts) == 260 and len(want) == 138
+    res = runner.invoke(app, ["export", "bfcl-scores", str(tmp_path / "run"), "--out", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    path = tmp_path / "s" / "gpt-4o-2024-11-20" / "format_sensitivity" / "BFCL_v4_format_sensitivity_score.json"
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert {x["id"]: x["error_type"] for x in lines[1:]} == want
+    assert lines[0]["correct_count"] == 260 - 138 and len([k for k in lines[0] if k.startswith("ret_fmt=")]) == 26
