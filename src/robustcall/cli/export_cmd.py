@@ -122,13 +122,13 @@ def import_bfcl_cmd(
             help="Comma list of BFCL categories to import (default: every one robustcall scores: "
             "simple_python, multiple, parallel, parallel_multiple, irrelevance and their live_ ones, "
             "live_relevance, simple_java, simple_javascript, the four multi_turn_ ones, memory_kv, memory_vector, "
-            "memory_rec_sum, web_search_base, web_search_no_snippet).",
+            "memory_rec_sum, web_search_base, web_search_no_snippet, format_sensitivity).",
         ),
     ] = None,
 ) -> None:
     """BFCL result files (v3 or v4) as a robustcall run of clean BFCL samples, scored by `robustcall score`
-    with BFCL's verdicts. Files of categories robustcall does not score (format_sensitivity, v3's exec_*)
-    and memory prerequisite files are skipped with a line each."""
+    with BFCL's verdicts. Files of categories robustcall does not score (v3's exec_*, sql, chatable) and
+    memory prerequisite files are skipped with a line each."""
     from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
