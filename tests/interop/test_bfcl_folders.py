@@ -187,3 +187,9 @@ def test_format_sensitivity_answers_get_upstreams_verdicts_in_every_return_forma
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert {x["id"]: x["error_type"] for x in lines[1:]} == want
     assert lines[0]["correct_count"] == 260 - 138 and len([k for k in lines[0] if k.startswith("ret_fmt=")]) == 26
+    res = runner.invoke(app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "report")])
+    assert res.exit_code == 0, res.output
+    table = (tmp_path / "report" / "format_sensitivity.csv").read_text().splitlines()
+    assert sum(",BFCL ret_fmt=" in row for row in table) == 26
+    spread = f"{lines[0]['accuracy_max_delta']:.2f} / {lines[0]['accuracy_std']:.2f}"
+    assert any(row.endswith(f"BFCL max delta / std (points),{spread},") for row in table)

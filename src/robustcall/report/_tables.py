@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from robustcall.core import BEYOND, TAXONOMY, InputError, PaperModel
 from robustcall.metrics import Estimate, Significance, paired_significance
+from robustcall.report._format_table import format_sensitivity_table
 from robustcall.report._paper_rows import (
     RUN_FAMILY,
     paper_estimates,
@@ -230,9 +231,10 @@ def injection_table(runs: list[RunResult]) -> Table | None:
 def all_tables(runs: list[RunResult], baseline: str | None = None, reference: Sequence[PaperModel] = ()) -> list[Table]:
     beyond = beyond_table(runs)
     injection = injection_table(runs)
+    formats = format_sensitivity_table(runs)
     return [
         table2(runs, baseline, reference),
         *per_type_tables(runs, reference),
         error_mode_table(runs),
-        *(t for t in (beyond, injection) if t is not None),
+        *(t for t in (beyond, injection, formats) if t is not None),
     ]
