@@ -15,6 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from robustcall.cli.main import app
+from robustcall.interop._bfcl_files import _prediction
+from robustcall.score import score_prediction
 from robustcall.sources import load_bfcl_extra
 
 ROOT = Path(__file__).parents[2]
@@ -43,9 +45,18 @@ def _rows(shape: str) -> list[dict[str, Any]]:
 
 
 def _check(tmp_path: Path, rows: list[dict[str, Any]]) -> None:
-    kinds = sorted({r["kind"] for r in rows})
+    """Every row through the import's reading and the scorer in process; the gold kind also end to end
+    through `robustcall import bfcl` and `robustcall score`."""
+    samples = {s.source.original_id: s for s in load_bfcl_extra()}
     differ = []
-    for kind in kinds:
+    for r in rows:
+        prediction = _prediction(samples[r["id"]], r["result"], r["id"], isinstance(r["result"], list))
+        verdict = score_prediction(samples[r["id"]], prediction)
+        got = None if verdict.correct else (verdict.detail or "").split(";")[0]
+        if got != r["error_type"]:
+            differ.append((r["id"], r["kind"], got, r["error_type"]))
+    assert differ == []
+    for kind in ["gold"]:
         files: dict[str, list[str]] = {}
         for r in rows:
             if r["kind"] == kind:
