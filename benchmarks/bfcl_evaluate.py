@@ -17,16 +17,22 @@ RUN_DIR/scores.jsonl (`robustcall score`) differ and the agreement k/n. No reque
 """
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
 import tempfile
+import time
 import types
 from collections import defaultdict
 from pathlib import Path
 
 SCORED = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
-          "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance")  # fmt: skip
+          "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
+          "simple_java", "simple_javascript", "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+          "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum", "web_search_base",
+          "web_search_no_snippet", "format_sensitivity")  # fmt: skip
 
 
 def main() -> None:
@@ -35,6 +41,8 @@ def main() -> None:
     ap.add_argument("model")
     ap.add_argument("mode", choices=["fc", "prompt"])
     ap.add_argument("--compare", type=Path, help="a robustcall run directory with scores.jsonl")
+    ap.add_argument("--score-dir", type=Path, help="keep BFCL's score folder here (score files and data_*.csv)")
+    ap.add_argument("--ours", type=Path, help="`robustcall export bfcl-scores` folder to diff against BFCL's")
     args = ap.parse_args()
     os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
@@ -45,6 +53,8 @@ def main() -> None:
         is_fc_model = underscore_to_dot = args.mode == "fc"
         input_price = output_price = None
         is_oss = False
+        display_name = args.model
+        url = org = license = "N/A"
 
     stub = types.ModuleType("bfcl_eval.constants.model_config")
     stub.MODEL_CONFIG_MAPPING = defaultdict(Config)  # the real list imports every vendor's SDK
@@ -52,20 +62,34 @@ def main() -> None:
     from bfcl_eval.eval_checker import eval_runner
     from bfcl_eval.utils import extract_test_category, load_file
 
-    score_dir = Path(tempfile.mkdtemp(prefix="bfcl-score-"))
+    score_dir = args.score_dir or Path(tempfile.mkdtemp(prefix="bfcl-score-"))
+    score_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
     handler = eval_runner.get_handler(args.model)
     ids: list[str] = []
+    table: dict = {}
     for path in sorted((args.result_dir / args.model).rglob("BFCL_v4_*_result.json")):
         category = extract_test_category(path)
         if category not in SCORED:
             continue
         results = load_file(path, sort_by_id=True)
         ids += [r["id"] for r in results]
-        eval_runner.evaluate_task(category, args.result_dir, score_dir, results, args.model, handler, {}, True)
+        with contextlib.redirect_stdout(io.StringIO()):
+            table = eval_runner.evaluate_task(
+                category, args.result_dir, score_dir, results, args.model, handler, table, True
+            )
+    with contextlib.redirect_stdout(
+        io.StringIO()
+    ):  # as `bfcl evaluate`'s runner: the score files' headers, then the CSVs
+        eval_runner.update_leaderboard_table_with_local_score_file(table, score_dir)
+        eval_runner.generate_leaderboard_csv(table, score_dir)
+    print(f"upstream evaluate_task: {len(ids)} entries in {time.perf_counter() - t0:.2f} s")
     wrong = set()
     for path in score_dir.rglob("*_score.json"):
         wrong |= {json.loads(x)["id"] for x in path.read_text().splitlines()[1:]}
     print(f"upstream: {len(ids) - len(wrong & set(ids))}/{len(ids)} correct")
+    if args.ours is not None:
+        diff_scores(score_dir, args.ours, args.model)
     if args.compare is not None:
         ours = {}
         for line in (args.compare / "scores.jsonl").read_text().splitlines():
@@ -75,6 +99,47 @@ def main() -> None:
         for i in differ:
             print(f"differs: {i} upstream={i not in wrong} robustcall={ours.get(i)}")
         print(f"agreement: {len(ids) - len(differ)}/{len(ids)}")
+
+
+def _verdicts(path: Path) -> tuple[dict, list[tuple[str, str]]]:
+    """A score file as (header, [(id, error_type)]): what `export bfcl-scores` writes of each line."""
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    wrong = [(x["id"], x.get("error_type") or x.get("error", {}).get("error_type")) for x in lines[1:]]
+    return lines[0], wrong
+
+
+def diff_scores(upstream: Path, ours: Path, model: str) -> None:
+    """Per score file, BFCL's header and (id, error_type) of each wrong entry against ours; then the CSVs."""
+    files = sorted((upstream / model).rglob("*_score.json"))
+    same = 0
+    for path in files:
+        mine = ours / path.relative_to(upstream)
+        if not mine.is_file():
+            print(f"missing in ours: {mine}")
+            continue
+        if _verdicts(path) == _verdicts(mine):
+            same += 1
+        else:
+            print(f"differs: {path.name}")
+    print(f"score files agree: {same}/{len(files)}")
+    for name in (
+        "data_non_live.csv",
+        "data_live.csv",
+        "data_multi_turn.csv",
+        "data_agentic.csv",
+        "data_format_sensitivity.csv",
+        "data_overall.csv",
+    ):
+        theirs = (upstream / name).read_text().splitlines()
+        mine_rows = (ours / name).read_text().splitlines()
+        cols = theirs[0].split(",")
+        got = dict(zip(cols, mine_rows[1].split(","), strict=True))
+        want = dict(zip(cols, theirs[1].split(","), strict=True))
+        bad = [c for c in cols if c not in ("Model", "Model Link", "Organization", "License") and got[c] != want[c]
+               and not c.startswith(("Total Cost", "Latency"))]  # fmt: skip
+        print(
+            f"{name}: {'agrees' if not bad else 'differs in ' + ', '.join(f'{c} ({got[c]} vs {want[c]})' for c in bad)}"
+        )
 
 
 if __name__ == "__main__":

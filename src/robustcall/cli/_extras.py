@@ -12,6 +12,7 @@ from __future__ import annotations
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "web": ("starlette", "uvicorn", "sqlalchemy", "psycopg", "jinja2", "multipart", "python_multipart", "icu"),
     "mcp": ("mcp", "mcp_types"),
+    "bfcl-java": ("tree_sitter", "tree_sitter_java", "tree_sitter_javascript"),
     "schema": ("jsonschema",),
     "inspect": ("inspect_ai", "openai"),
     "hf": ("datasets", "huggingface_hub"),

@@ -79,6 +79,29 @@ def bfcl_cmd(
     console.print(f"then: bfcl evaluate --model {folder} (BFCL reads the folder name as its model's name)")
 
 
+@export_app.command("bfcl-scores")
+def bfcl_scores_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A scored run directory with BFCL records (`robustcall score`).")],
+    out: Annotated[Path, typer.Option("--out", help="BFCL's score folder (OUT/<model-dir>/<group>/..., OUT/*.csv).")],
+    model_dir: Annotated[
+        str | None,
+        typer.Option("--model-dir", help="The model folder name (default: as `export bfcl` names it)."),
+    ] = None,
+) -> None:
+    """The run's BFCL verdicts as `bfcl evaluate` writes them: BFCL_v4_<category>_score.json per category
+    (accuracy, correct and total counts, then each wrong entry with its error_type) and the data_*.csv
+    tables, to diff against BFCL's own score folder."""
+    from robustcall.interop import BfclFileError, export_bfcl_scores
+
+    try:
+        counts = export_bfcl_scores(run_dir, out, model_dir=model_dir)
+    except BfclFileError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for category, (correct, total) in counts.items():
+        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
+    console.print(f"{out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
+
+
 import_app = typer.Typer(
     name="import", help="Turn other tools' files into robustcall runs (BFCL result files).", no_args_is_help=True
 )
@@ -87,7 +110,8 @@ import_app = typer.Typer(
 @import_app.command("bfcl")
 def import_bfcl_cmd(
     results: Annotated[
-        Path, typer.Argument(help="A `bfcl generate` result folder (searched for BFCL_v4_*_result.json).")
+        Path,
+        typer.Argument(help="A `bfcl generate` result folder (searched for BFCL_v4_*_result.json, or v3's)."),
     ],
     out: Annotated[Path, typer.Option("--out", help="The run directory to write; then `robustcall score OUT`.")],
     model: Annotated[str, typer.Option("--model", help="Model name recorded in the run.")] = "bfcl-results",
@@ -96,13 +120,15 @@ def import_bfcl_cmd(
         typer.Option(
             "--categories",
             help="Comma list of BFCL categories to import (default: every one robustcall scores: "
-            "simple_python, multiple, parallel, parallel_multiple, irrelevance and their live_ ones).",
+            "simple_python, multiple, parallel, parallel_multiple, irrelevance and their live_ ones, "
+            "live_relevance, simple_java, simple_javascript, the four multi_turn_ ones, memory_kv, memory_vector, "
+            "memory_rec_sum, web_search_base, web_search_no_snippet, format_sensitivity).",
         ),
     ] = None,
 ) -> None:
-    """BFCL result files as a robustcall run of clean BFCL samples, scored by `robustcall score`.
-    Files of categories robustcall does not score (multi-turn, Java, JavaScript, live_relevance) are
-    skipped with a line each."""
+    """BFCL result files (v3 or v4) as a robustcall run of clean BFCL samples, scored by `robustcall score`
+    with BFCL's verdicts. Files of categories robustcall does not score (v3's exec_*, sql, chatable) and
+    memory prerequisite files are skipped with a line each."""
     from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
@@ -116,6 +142,8 @@ def import_bfcl_cmd(
         done = import_bfcl_results(results, out, model=model, categories=chosen)
     except (BfclFileError, SourceError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    mapped = " (ids mapped to today's: simple_N as simple_python_N, ...)" if done.version == "v3" else ""
+    console.print(f"read BFCL {done.version} result files{mapped}", soft_wrap=True, highlight=False, markup=False)
     for line in done.skipped:
         console.print(line, soft_wrap=True, highlight=False, markup=False)
     errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""

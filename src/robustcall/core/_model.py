@@ -16,8 +16,12 @@ Component = Literal["clean", "observation", "action", "reward", "transition"]
 
 Role = Literal["system", "user", "assistant", "tool"]
 
-ScoreMethod = Literal["bfcl_ast", "apibank", "rotbench", "toolalpaca", "tooleyes", "exact"]
-"""Which deterministic scorer judges a sample (Appendix I)."""
+ScoreMethod = Literal[
+    "bfcl_ast", "apibank", "rotbench", "toolalpaca", "tooleyes", "exact", "bfcl_multi_turn", "bfcl_agentic"
+]
+"""Which deterministic scorer judges a sample (Appendix I); ``bfcl_multi_turn`` / ``bfcl_agentic``: an
+imported BFCL multi-turn / memory or web-search result entry (its ``raw_output`` the entry's
+``result`` as JSON), judged by BFCL's checker."""
 
 ErrorMode = Literal["empty", "omitted", "name_bias", "param_mismatch", "wrong", "other"]
 """Appendix L error modes of an incorrect prediction."""

@@ -13,7 +13,7 @@ import importlib
 import json
 import sys
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ STATELESS = frozenset({"MathAPI"})
 
 @dataclass(frozen=True)
 class MultiTurnTask:
-    """One BFCL multi-turn base task."""
+    """One BFCL multi-turn task."""
 
     id: str
     """BFCL's id, e.g. ``multi_turn_base_0``."""
@@ -56,6 +56,18 @@ class MultiTurnTask:
     """Functions of those classes the task withholds from the agent."""
     ground_truth: list[list[str]]
     """Per turn, BFCL's ground-truth calls as written in the possible answers (``cd(folder='x')``)."""
+    missed_function: dict[int, list[str]] = field(default_factory=dict)
+    """``miss_func`` tasks: per turn, the functions withheld until that turn (their docs arrive with it)."""
+
+    @property
+    def category(self) -> str:
+        """``multi_turn_base`` for ``multi_turn_base_3`` (BFCL's own reading of an id)."""
+        return self.id.rsplit("_", 1)[0]
+
+    @property
+    def long_context(self) -> bool:
+        """BFCL loads the scenario with its long-context extra data for these tasks."""
+        return "long_context" in self.category or "composite" in self.category
 
 
 def _wheel() -> Path:
@@ -67,14 +79,18 @@ def _jsonl(zf: zipfile.ZipFile, member: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in jsonl_lines(text) if line.strip()]
 
 
+MULTI_TURN_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+"""BFCL's multi-turn categories, as its file names and ids spell them."""
+
+
 @cache
-def load_tasks() -> list[MultiTurnTask]:
-    """The 200 ``multi_turn_base`` tasks, in the wheel's order."""
+def load_tasks(category: str = "multi_turn_base") -> list[MultiTurnTask]:
+    """The tasks of one multi-turn category (default: the 200 ``multi_turn_base`` ones), in the wheel's order."""
+    if category not in MULTI_TURN_CATEGORIES:
+        raise KeyError(f"unknown BFCL multi-turn category {category!r}; known: {', '.join(MULTI_TURN_CATEGORIES)}")
     with zipfile.ZipFile(_wheel()) as zf:
-        questions = _jsonl(zf, f"{_DATA}/BFCL_v4_multi_turn_base.json")
-        answers = {
-            a["id"]: a["ground_truth"] for a in _jsonl(zf, f"{_DATA}/possible_answer/BFCL_v4_multi_turn_base.json")
-        }
+        questions = _jsonl(zf, f"{_DATA}/BFCL_v4_{category}.json")
+        answers = {a["id"]: a["ground_truth"] for a in _jsonl(zf, f"{_DATA}/possible_answer/BFCL_v4_{category}.json")}
     tasks = []
     for q in questions:
         turns = []
@@ -89,6 +105,7 @@ def load_tasks() -> list[MultiTurnTask]:
                 classes=list(q["involved_classes"]),
                 excluded=list(q.get("excluded_function") or []),
                 ground_truth=answers[q["id"]],
+                missed_function={int(k): list(v) for k, v in (q.get("missed_function") or {}).items()},
             )
         )
     return tasks

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         export_bfcl_results,
         import_bfcl_results,
     )
+    from robustcall.interop._bfcl_scores import export_bfcl_scores
     from robustcall.interop._hf import export_hf, sample_from_row, sample_row
     from robustcall.interop._inspect_log import chat_messages, export_inspect
     from robustcall.interop._inspect_task import robustbench_task
@@ -31,6 +32,7 @@ _LAZY: dict[str, str] = {
     "choose_bfcl_categories": "_bfcl_files",
     "export_bfcl_results": "_bfcl_files",
     "import_bfcl_results": "_bfcl_files",
+    "export_bfcl_scores": "_bfcl_scores",
     "export_hf": "_hf",
     "sample_from_row": "_hf",
     "sample_row": "_hf",
@@ -55,6 +57,7 @@ __all__ = [
     "chat_messages",
     "choose_bfcl_categories",
     "export_bfcl_results",
+    "export_bfcl_scores",
     "export_hf",
     "export_inspect",
     "import_bfcl_results",

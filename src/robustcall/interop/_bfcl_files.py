@@ -27,6 +27,7 @@ Needs no extra: the samples come from the ``bfcl-eval`` wheel robustcall already
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +48,28 @@ from robustcall.core import (
     record_key,
     write_jsonl,
 )
-from robustcall.formats import parse_tool_calls
+from robustcall.envs import MULTI_TURN_CATEGORIES
+from robustcall.formats import UNREADABLE
+from robustcall.interop._bfcl_samples import agentic_samples, multi_turn_samples
+from robustcall.score import CHECKED_AS, BfclNotCalls, BfclWrongOutputFormat, decode_ast_format, decode_ast_prompting
 from robustcall.sources import BFCL_BENCHMARK as BENCHMARK
-from robustcall.sources import BFCL_CATEGORIES, bfcl_underscore_models, load_bfcl
+from robustcall.sources import (
+    BFCL_CATEGORIES,
+    EXTRA_CATEGORIES,
+    bfcl_fc_models,
+    bfcl_module,
+    bfcl_underscore_models,
+    load_bfcl,
+    load_bfcl_extra,
+)
 
 VERSION_PREFIX = "BFCL_v4"
-RESULT_GLOB = f"{VERSION_PREFIX}_*_result.json"
+RESULT_GLOB = "BFCL_*_result.json"
+_RESULT_NAME = re.compile(r"^BFCL_(v\d+)_(.+)_result\.json$")
+READ_VERSIONS = ("v3", "v4")
+"""The ``bfcl generate`` versions whose result folders are read (v3 ids are mapped to today's)."""
+V3_RENAMED = {"simple": "simple_python", "java": "simple_java", "javascript": "simple_javascript"}
+"""BFCL v3 categories renamed in v4 (ids too: ``simple_3`` is today's ``simple_python_3``); the rest kept theirs."""
 
 
 class BfclFileError(InputError):
@@ -99,11 +116,94 @@ def _underscore_to_dot(model_dir: str, flags: dict[str, bool]) -> bool | None:
     return flags.get(model_dir, flags.get(model_dir.replace("_", "/")))
 
 
-def _prediction(sample: Sample, result: Any, where: str, underscored: bool) -> Prediction:
+_PARSERS = {"simple_java": ("java_parser", "parse_java_function_call"),
+            "simple_javascript": ("js_parser", "parse_javascript_function_call")}  # fmt: skip
+LANGUAGE_EXTRA = "bfcl-java"
+"""The extra whose tree-sitter grammars BFCL's Java / JavaScript parsers need (text answers only)."""
+
+
+def _language_parser(category: str, where: str) -> Any:
+    module, function = _PARSERS[category]
+    try:
+        return getattr(bfcl_module(f"bfcl_eval.model_handler.parser.{module}"), function)
+    except ImportError as exc:
+        raise BfclFileError(
+            f"{where}: reading {category} text answers needs BFCL's tree-sitter parser ({exc}): "
+            f"pip install 'robustcall[{LANGUAGE_EXTRA}]' (function-calling answers need nothing more)"
+        ) from None
+
+
+def _missing_parser(path: Path) -> str | None:
+    """Why a Java / JavaScript file of text answers cannot be read here (its parser's extra is not
+    installed), else ``None``."""
+    category = result_category(path)
+    if category not in _PARSERS or not any(isinstance(e["result"], str) for _, e in _result_lines(path)):
+        return None
+    try:
+        _language_parser(category, str(path))
+    except BfclFileError:
+        return (f"its {category} text answers need BFCL's tree-sitter parser: "
+                f"pip install 'robustcall[{LANGUAGE_EXTRA}]'")  # fmt: skip
+    return None
+
+
+def _language_prediction(sample: Sample, text: str, where: str) -> Prediction:
+    """A Java / JavaScript text answer as BFCL's prompting decoder reads it (its own tree-sitter parser)."""
+    parse = _language_parser(sample.category, where)
+    text = text.strip("`\n ")
+    text = text if text.startswith("[") else "[" + text
+    text = text if text.endswith("]") else text + "]"
+    try:
+        decoded = parse(text[1:-1])
+    except Exception as exc:  # BFCL: ast_decoder:decoder_failed
+        return Prediction(raw_output=text, error=f"BFCL cannot decode the answer: {exc}", error_kind="model_format")
+    if not isinstance(decoded, list) or not all(isinstance(c, dict) and len(c) == 1 for c in decoded):
+        return Prediction(raw_output=text, error="BFCL decodes no call in the answer", error_kind="model_format")
+    calls = []
+    for call in decoded:
+        ((name, args),) = call.items()
+        calls.append(ToolCall(name=str(name), arguments={"" if k is None else str(k): v for k, v in args.items()}))
+    return Prediction(raw_output=text, tool_calls=calls)
+
+
+def _json_value(value: Any) -> Any:
+    """A decoded value as a record keeps it: tuples as lists (as BFCL's checker reads them for
+    ``tuple``), a value JSON cannot hold (bytes, complex) as unreadable (BFCL: a type error)."""
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return {UNREADABLE: f"a {type(value).__name__} value"}
+
+
+def _python_prediction(text: str) -> Prediction:
+    """A text answer as BFCL's prompting decoder reads it (``default_decode_ast_prompting``), so that an
+    imported result file gets ``bfcl evaluate``'s verdict: keyword arguments only, a bare name or a
+    subscript as its text, a text that is not a list of calls decodes to no call (``decoder_failed``)."""
+    try:
+        decoded = decode_ast_prompting(text)
+    except BfclNotCalls as exc:
+        return Prediction(raw_output=text, error=f"BFCL cannot decode the answer: {exc}", error_kind="model_format")
+    calls = [ToolCall(name=name, arguments={k: _json_value(v) for k, v in args.items()}) for name, args in decoded]
+    return Prediction(raw_output=text, tool_calls=calls)
+
+
+DECODE_FAILED = "BFCL cannot decode the answer"
+NO_CALL_DECODED = "BFCL decodes no call in the answer"
+FC_TEXT_ERROR = "BFCL's function-calling handler decodes no call from a text answer"
+
+
+def _prediction(sample: Sample, result: Any, where: str, underscored: bool, fc_handler: bool = False) -> Prediction:
     if isinstance(result, str):
         if result.startswith("Error during inference:"):
             return Prediction(raw_output="", error=result, error_kind="infra")
-        return Prediction(raw_output=result, tool_calls=parse_tool_calls(result, "bfcl", sample.tools).calls)
+        if fc_handler:  # its decode_ast reads lists of calls only: a text answer has none (decoder_failed)
+            return Prediction(raw_output=result, error=FC_TEXT_ERROR, error_kind="model_format")
+        if sample.category in _PARSERS:
+            return _language_prediction(sample, result, where)
+        return _python_prediction(result)
     if isinstance(result, list):
         try:
             calls = _fc_calls(result)
@@ -120,9 +220,47 @@ GROUPS = frozenset({"non_live", "live", "multi_turn", "agentic", "format_sensiti
 """The folders ``bfcl generate`` writes under ``result/<model>/`` (``utils.get_general_grouping``)."""
 
 
+def result_version(path: Path) -> str | None:
+    """``v4`` for ``BFCL_v4_simple_python_result.json``; ``None`` for a name of another shape."""
+    m = _RESULT_NAME.match(path.name)
+    return m[1] if m else None
+
+
 def result_category(path: Path) -> str:
-    """``simple_python`` for ``BFCL_v4_simple_python_result.json``."""
-    return path.name[len(VERSION_PREFIX) + 1 : -len("_result.json")]
+    """Today's category of a result file: ``simple_python`` for ``BFCL_v4_simple_python_result.json``
+    and for v3's ``BFCL_v3_simple_result.json``."""
+    m = _RESULT_NAME.match(path.name)
+    if m is None:
+        raise BfclFileError(f"{path}: not a BFCL result file name (BFCL_<version>_<category>_result.json)")
+    return V3_RENAMED.get(m[2], m[2]) if m[1] == "v3" else m[2]
+
+
+def today_id(bfcl_id: str, version: str) -> str:
+    """A result id as today's data spells it: v3's ``simple_3`` / ``java_3`` / ``javascript_3`` renamed."""
+    if version == "v3":
+        stem, _, tail = bfcl_id.rpartition("_")
+        if stem in V3_RENAMED:
+            return f"{V3_RENAMED[stem]}_{tail}"
+    return bfcl_id
+
+
+FORMAT_SENSITIVITY = "format_sensitivity"
+_FS_ID = re.compile(
+    r"^format_sensitivity_\d+:(?P<config>ret_fmt=(?P<ret>python|json|verbose_xml|concise_xml)"
+    r"&tool_call_tag=(?P<tag>True|False)&func_doc_fmt=(?:python|xml|json)&prompt_fmt=(?:plaintext|markdown)"
+    r"&style=(?:classic|experimental)):(?P<original>.+)$"
+)
+"""A format-sensitivity id: ``format_sensitivity_<n>:<configuration>:<original id>``."""
+AGENTIC_CATEGORIES = ("memory_kv", "memory_vector", "memory_rec_sum", "web_search_base", "web_search_no_snippet")
+"""BFCL's agentic categories (``bfcl evaluate`` leaves the memory ``*_prereq`` files unscored, as does import)."""
+SCORED_CATEGORIES: tuple[str, ...] = (
+    *BFCL_CATEGORIES.values(),
+    *EXTRA_CATEGORIES,
+    *MULTI_TURN_CATEGORIES,
+    *AGENTIC_CATEGORIES,
+    FORMAT_SENSITIVITY,
+)
+"""Every BFCL category (file names' ``<category>``, today's spelling) ``import bfcl`` reads."""
 
 
 def choose_bfcl_categories(names: Iterable[str]) -> frozenset[str]:
@@ -131,8 +269,8 @@ def choose_bfcl_categories(names: Iterable[str]) -> frozenset[str]:
     chosen = set()
     for name in names:
         stem = BFCL_CATEGORIES.get(name, name)
-        if stem not in BFCL_CATEGORIES.values():
-            known = ", ".join(BFCL_CATEGORIES.values())
+        if stem not in SCORED_CATEGORIES:
+            known = ", ".join(SCORED_CATEGORIES)
             raise BfclFileError(f"robustcall does not score BFCL category {name!r}; it scores {known}")
         chosen.add(stem)
     return frozenset(chosen)
@@ -168,6 +306,34 @@ class BfclImport:
     """Answers BFCL's decoder cannot read (scored as answers without a call, as BFCL scores them)."""
     skipped: list[str]
     """One line per result file left out, saying why."""
+    version: str = "v4"
+    """The ``bfcl generate`` version whose files were read (``v3`` ids are mapped to today's)."""
+
+
+def _files_of_one_version(folder: Path) -> tuple[str, list[Path]]:
+    files = sorted(folder.rglob(RESULT_GLOB))
+    if not files:
+        raise BfclFileError(
+            f"no BFCL_v4_*_result.json (or v3) files under {folder}: is it a `bfcl generate` result folder?"
+        )
+    versions = sorted({result_version(p) or "?" for p in files})
+    unread = [v for v in versions if v not in READ_VERSIONS]
+    if unread:
+        example = next(p for p in files if (result_version(p) or "?") == unread[0])
+        raise BfclFileError(
+            f"{folder} holds BFCL {unread[0]} result files (e.g. {example.name}): robustcall reads BFCL v3 and v4 "
+            "result folders only"
+        )
+    if len(versions) > 1:
+        raise BfclFileError(f"{folder} holds both BFCL v3 and v4 result files: import one version's folder")
+    return versions[0], files
+
+
+def _is_fc_result(result: Any) -> bool:
+    """Whether a multi-turn result holds a function-calling handler's steps (lists of calls)."""
+    return isinstance(result, list) and any(
+        isinstance(step, (list, dict)) for turn in result if isinstance(turn, list) for step in turn
+    )
 
 
 def import_bfcl_results(
@@ -178,19 +344,19 @@ def import_bfcl_results(
     categories: frozenset[str] | None = None,
     wheel: Path | None = None,
 ) -> BfclImport:
-    """Turn the BFCL result files under ``folder`` into the run directory ``out``. Files of categories
-    robustcall does not score (multi-turn, Java, ``live_relevance``, ...) or not in ``categories``
-    (default: every one it scores) are left out, each with a line in ``skipped``."""
+    """Turn the BFCL result files (v3 or v4) under ``folder`` into the run directory ``out``. Files of
+    categories robustcall does not score (Java, memory, ...) or not in ``categories`` (default: every
+    one it scores) are left out, each with a line in ``skipped``."""
     if (out / PREDICTIONS).exists():
         raise BfclFileError(f"{out} already holds predictions: import into a new directory")
-    files = sorted(folder.rglob(RESULT_GLOB))
-    if not files:
-        raise BfclFileError(f"no {RESULT_GLOB} files under {folder}: is it a `bfcl generate` result folder?")
-    wanted = categories if categories is not None else frozenset(BFCL_CATEGORIES.values())
+    version, files = _files_of_one_version(folder)
+    wanted = categories if categories is not None else frozenset(SCORED_CATEGORIES)
     skipped, chosen = [], []
     for path in files:
         category = result_category(path)
-        if category not in BFCL_CATEGORIES.values():
+        if "prereq" in category:
+            skipped.append(f"skipped {path}: memory prerequisite conversations (bfcl evaluate does not score them)")
+        elif category not in SCORED_CATEGORIES:
             skipped.append(f"skipped {path}: robustcall does not score BFCL category {category}")
         elif category not in wanted:
             skipped.append(f"skipped {path}: {category} is not in --categories")
@@ -204,34 +370,106 @@ def import_bfcl_results(
         )
     if not chosen:
         raise BfclFileError(f"no result file under {folder} of a category to import ({len(skipped)} skipped)")
-    by_id = {s.source.original_id: s for s in load_bfcl(wheel).samples}
+    single = [p for p in chosen if result_category(p) not in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)]
+    multi = [p for p in chosen if result_category(p) in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)]
+    by_id: dict[str, Sample] = {}
+    if single:
+        by_id |= {s.source.original_id: s for s in load_bfcl(wheel).samples}
+        by_id |= {s.source.original_id: s for s in load_bfcl_extra(wheel)}
     flag = _underscore_to_dot(models[0], bfcl_underscore_models(wheel))
+    handler_fc = bfcl_fc_models(wheel).get(models[0])
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
-    for path in chosen:
+    for path in single:
+        missing = None if handler_fc else _missing_parser(path)
+        if missing is not None:
+            skipped.append(f"skipped {path}: {missing}")
+            continue
         for n, entry in _result_lines(path):
             where = f"{path}:{n}"
-            sample = by_id.get(str(entry["id"]))
+            bfcl_id = today_id(str(entry["id"]), version)
+            if result_category(path) == FORMAT_SENSITIVITY:
+                _add_format_entry(records, by_id, entry, where, model, handler_fc is True)
+                continue
+            sample = by_id.get(bfcl_id)
             if sample is None:
-                raise BfclFileError(
-                    f"{where}: id {entry['id']!r} is not a BFCL v3 single-turn sample robustcall covers"
-                )
+                raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
             underscored = flag if flag is not None else isinstance(entry["result"], list)
-            prediction = _prediction(sample, entry["result"], where, underscored)
+            prediction = _prediction(sample, entry["result"], where, underscored, handler_fc is True)
             rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
             if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
                 fc = True
-            key = record_key(rec)
-            if key in records:
-                raise BfclFileError(f"{where}: id {entry['id']!r} appears twice")
-            records[key] = rec
+            _add(records, rec, where, entry["id"])
+    for path in multi:
+        lines = list(_result_lines(path))
+        handler = handler_fc if handler_fc is not None else any(_is_fc_result(e["result"]) for _, e in lines)
+        fc = fc or handler
+        category = result_category(path)
+        mode = "fc" if handler else "prompt"
+        tasks = (
+            agentic_samples(category, mode) if category in AGENTIC_CATEGORIES else multi_turn_samples([category], mode)
+        )
+        for n, entry in lines:
+            where = f"{path}:{n}"
+            sample = tasks.get(str(entry["id"]))
+            if sample is None:
+                raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} {category} entry")
+            raw = json.dumps(entry["result"], ensure_ascii=False)
+            rec = PredictionRecord(**dict(sample), prediction=Prediction(raw_output=raw), model=model)
+            _add(records, rec, where, entry["id"])
     write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
     # the handler's mode as its results show it: a prompting handler writes text only
     meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
                    imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
     meta.write(out)
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
-    return BfclImport(records=len(records), format_errors=errors, skipped=skipped)
+    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version)
+
+
+def _add_format_entry(
+    records: dict[tuple[str, str], PredictionRecord],
+    by_id: dict[str, Sample],
+    entry: dict[str, Any],
+    where: str,
+    model: str,
+    fc_handler: bool,
+) -> None:
+    """One ``format_sensitivity`` entry: its original sample under the entry's id, checked as the original
+    id (BFCL's dispatch), its text decoded in the configuration's return format."""
+    m = _FS_ID.match(str(entry["id"]))
+    original = by_id.get(m["original"]) if m else None
+    if m is None or original is None:
+        raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL format_sensitivity entry robustcall covers")
+    extra = {**original.source.extra, "wheel_category": FORMAT_SENSITIVITY, CHECKED_AS: m["original"],
+             "bfcl_config": m["config"]}  # fmt: skip
+    bfcl_id = str(entry["id"])
+    sample = original.model_copy(update={
+        "id": f"{BENCHMARK}__BFCL_v3_{FORMAT_SENSITIVITY}__{bfcl_id}", "category": FORMAT_SENSITIVITY,
+        "source": original.source.model_copy(update={"original_id": bfcl_id, "extra": extra}),
+    })  # fmt: skip
+    result = entry["result"]
+    if isinstance(result, str) and not fc_handler and not result.startswith("Error during inference:"):
+        try:
+            decoded = decode_ast_format(result, m["ret"], m["tag"] == "True")
+        except BfclWrongOutputFormat as exc:
+            prediction = Prediction(raw_output=result, error=f"{NO_CALL_DECODED}: {exc}", error_kind="model_format")
+        except BfclNotCalls as exc:
+            prediction = Prediction(raw_output=result, error=f"{DECODE_FAILED}: {exc}", error_kind="model_format")
+        else:
+            calls = [
+                ToolCall(name=str(n), arguments={str(k): _json_value(v) for k, v in a.items()}) for n, a in decoded
+            ]
+            prediction = Prediction(raw_output=result, tool_calls=calls)
+    else:
+        prediction = _prediction(sample, result, where, isinstance(result, list), fc_handler)
+    _add(records, PredictionRecord(**dict(sample), prediction=prediction, model=model), where, entry["id"])
+
+
+def _add(records: dict[tuple[str, str], PredictionRecord], rec: PredictionRecord, where: str, bfcl_id: Any) -> None:
+    key = record_key(rec)
+    if key in records:
+        raise BfclFileError(f"{where}: id {bfcl_id!r} appears twice")
+    records[key] = rec
 
 
 def _result(pred: Prediction, fc: bool, underscored: bool) -> Any:

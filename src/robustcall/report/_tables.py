@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from robustcall.core import BEYOND, TAXONOMY, InputError, PaperModel
 from robustcall.metrics import Estimate, Significance, paired_significance
+from robustcall.report._format_table import format_sensitivity_table
 from robustcall.report._paper_rows import (
     RUN_FAMILY,
     paper_estimates,
@@ -233,9 +234,10 @@ def all_tables(runs: list[RunResult], baseline: str | None = None, reference: Se
     beyond = beyond_table(runs)
     injection = injection_table(runs)
     trials = trials_table(runs)
+    formats = format_sensitivity_table(runs)
     return [
         table2(runs, baseline, reference),
         *per_type_tables(runs, reference),
         error_mode_table(runs),
-        *(t for t in (beyond, injection, trials) if t is not None),
+        *(t for t in (beyond, injection, trials, formats) if t is not None),
     ]

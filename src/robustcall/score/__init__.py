@@ -2,7 +2,14 @@
 
 from robustcall.score._attacks import attack_success, injection_followed
 from robustcall.score._batch import PARALLEL_MIN, default_processes, score_texts
+from robustcall.score._bfcl_agentic import ANSWERS_KEY as BFCL_ANSWERS_KEY
+from robustcall.score._bfcl_agentic import check_agentic
 from robustcall.score._bfcl_ast import BfclChecker, check_bfcl, standardize
+from robustcall.score._bfcl_decode import NotCalls as BfclNotCalls
+from robustcall.score._bfcl_decode import WrongOutputFormat as BfclWrongOutputFormat
+from robustcall.score._bfcl_decode import decode_ast_format, decode_ast_prompting
+from robustcall.score._bfcl_multi_turn import HANDLER_KEY as BFCL_HANDLER_KEY
+from robustcall.score._bfcl_multi_turn import check_multi_turn, task_of
 from robustcall.score._error_modes import ErrorModes, error_mode
 from robustcall.score._rules import (
     MODES,
@@ -16,6 +23,7 @@ from robustcall.score._rules import (
 )
 from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run
 from robustcall.score._scorer import (
+    CHECKED_AS,
     SCORERS,
     SampleScorer,
     Scored,
@@ -28,11 +36,16 @@ from robustcall.score._scorer import (
 from robustcall.score._validate import run_dirs, validate_run_dir
 
 __all__ = [
+    "BFCL_ANSWERS_KEY",
+    "BFCL_HANDLER_KEY",
+    "CHECKED_AS",
     "MODES",
     "PARALLEL_MIN",
     "ROTBENCH_STAGES",
     "SCORERS",
     "BfclChecker",
+    "BfclNotCalls",
+    "BfclWrongOutputFormat",
     "ErrorModes",
     "GoldenModeError",
     "Judgement",
@@ -41,7 +54,11 @@ __all__ = [
     "Scorer",
     "alternatives",
     "attack_success",
+    "check_agentic",
     "check_bfcl",
+    "check_multi_turn",
+    "decode_ast_format",
+    "decode_ast_prompting",
     "default_processes",
     "error_mode",
     "golden_mode",
@@ -58,6 +75,7 @@ __all__ = [
     "score_texts",
     "standardize",
     "step_names",
+    "task_of",
     "to_verdict",
     "validate_run_dir",
 ]

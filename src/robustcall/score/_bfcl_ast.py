@@ -13,7 +13,11 @@ The rules, as upstream applies them to Python categories:
   strings and lists compare after upstream's string standardisation (spaces and ``,./-_*^`` removed,
   lowercased, ``'`` -> ``"``); other values must be in the acceptable list (Python ``==``); and
   every possible-answer parameter without ``""`` in its list is present;
-- irrelevance (no gold calls): correct iff there is no call.
+- Java and JavaScript categories (``simple_java``, ``simple_javascript``): a value must be a string
+  (``type_error:java`` / ``type_error:js``), converted by BFCL's own converter for the schema type
+  (imported from the wheel) and then checked by the rules above against the language's type table;
+- irrelevance (no gold calls): correct iff there is no call; ``live_relevance`` (no gold calls either):
+  correct iff there is at least one call (upstream's ``relevance_file_runner``).
 
 Deliberate differences (none reachable from upstream's own decoder, see docs/scoring.md): schema
 types upstream has no mapping for (``object``, ``number``...) are read as their JSON-schema meaning
@@ -24,9 +28,37 @@ tool; identical on BFCL's data, robust to perturbations that add or reorder tool
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Literal
 
 from robustcall.core import GoldenAnswer, ToolCall, ToolSpec
+from robustcall.sources import bfcl_module
+
+Language = Literal["python", "java", "javascript"]
+_CONVERTED_NESTED = frozenset({"Array", "ArrayList", "array"})
+"""Upstream's ``NESTED_CONVERSION_TYPE_LIST``: Java / JavaScript types converted with their item type."""
+_CONVERTERS = "bfcl_eval.eval_checker.ast_eval.type_convertor"
+
+
+def language_of(category: str) -> Language:
+    """Upstream's ``is_java`` / ``is_js`` on the category name."""
+    if "javascript" in category:
+        return "javascript"
+    return "java" if "java" in category else "python"
+
+
+@cache
+def language_rules(language: Language) -> tuple[dict[str, type], Callable[..., Any]]:
+    """BFCL's own type table and converter for Java or JavaScript, imported from the pinned wheel
+    (pure Python: ``re`` and the table), so the conversion is upstream's, not a copy of it."""
+    tables = bfcl_module("bfcl_eval.constants.type_mappings")
+    if language == "java":
+        module = bfcl_module(f"{_CONVERTERS}.java_type_converter")
+        return tables.JAVA_TYPE_CONVERSION, module.java_type_converter
+    module = bfcl_module(f"{_CONVERTERS}.js_type_converter")
+    return tables.JS_TYPE_CONVERSION, module.js_type_converter
+
 
 _TYPES: dict[str, type] = {
     "string": str,
@@ -88,9 +120,12 @@ class BfclChecker:
             first.setdefault(t.name, t)
         self._n = len(golden)
         self._mode = 0 if not golden else 1 if "parallel" in category else 2 if "multiple" in category else 3
-        golds = [_Gold(first.get(g.name), g) for g in golden]
+        if category == "live_relevance":  # BFCL's relevance runner: right when any call is made
+            self._mode = 4
+        lang = language_of(category)
+        golds = [_Gold(first.get(g.name), g, lang) for g in golden]
         if self._mode == 3 and golds[0].tool is None and len(tools) == 1:
-            golds[0] = _Gold(tools[0], golden[0])
+            golds[0] = _Gold(tools[0], golden[0], lang)
         self._golds = golds
 
     def check(self, calls: list[Call]) -> str | None:
@@ -98,6 +133,8 @@ class BfclChecker:
         mode = self._mode
         if mode == 0:
             return None if not calls else "irrelevance:called"
+        if mode == 4:
+            return None if calls else "relevance_error:decoder_failed"
         try:
             if mode == 1:
                 return self._parallel(calls)
@@ -108,8 +145,8 @@ class BfclChecker:
             if len(calls) != 1:
                 return "simple_function_checker:wrong_count"
             return self._golds[0].check(calls[0])
-        except (TypeError, KeyError, AttributeError, IndexError) as exc:  # upstream would raise here
-            return f"checker_error:{type(exc).__name__}"
+        except (TypeError, KeyError, AttributeError, IndexError, ValueError, NotImplementedError) as exc:
+            return f"checker_error:{type(exc).__name__}"  # upstream would raise here
 
     def _parallel(self, calls: list[Call]) -> str | None:
         if len(calls) != self._n:
@@ -138,6 +175,7 @@ class _Param:
     __slots__ = (
         "accepted",
         "answer_type",
+        "convert",
         "expected",
         "is_float",
         "nested",
@@ -147,15 +185,27 @@ class _Param:
         "variable",
     )
 
-    def __init__(self, detail: Any, accepted: Any) -> None:
+    def __init__(self, detail: Any, accepted: Any, language: Language = "python") -> None:
         type_name = detail["type"]
-        self.expected: type = _TYPES[type_name]
-        self.is_float = type_name == "float"
+        self.convert: Callable[[str], Any] | None = None
         nested: type | None = None
-        if type_name in _NESTED:
-            items = detail.get("items")
-            if isinstance(items, dict) and "type" in items:
-                nested = _TYPES[items["type"]]
+        if language == "python":
+            self.expected: type = _TYPES[type_name]
+            self.is_float = type_name == "float"
+            if type_name in _NESTED:
+                items = detail.get("items")
+                if isinstance(items, dict) and "type" in items:
+                    nested = _TYPES[items["type"]]
+        else:  # upstream: the value (source text) converted by BFCL's converter for the language
+            table, converter = language_rules(language)
+            self.expected = table[type_name]
+            self.is_float = False
+            if type_name in _CONVERTED_NESTED:
+                item_type = detail["items"]["type"]
+                nested = table[item_type]
+                self.convert = lambda v: converter(v, type_name, item_type)
+            else:
+                self.convert = lambda v: converter(v, type_name)
         self.nested = nested
         self.accepted = accepted
         self.answer_type = _answer_type(accepted)
@@ -202,10 +252,11 @@ class _Param:
 class _Gold:
     """One gold call against its tool: upstream's ``simple_function_checker``."""
 
-    __slots__ = ("answer", "broken", "details", "mandatory", "name", "params", "required", "tool")
+    __slots__ = ("answer", "broken", "details", "language", "mandatory", "name", "params", "required", "tool")
 
-    def __init__(self, tool: ToolSpec | None, gold: GoldenAnswer) -> None:
+    def __init__(self, tool: ToolSpec | None, gold: GoldenAnswer, language: Language = "python") -> None:
         self.tool = tool
+        self.language = language
         self.name = tool.name if tool is not None else ""
         self.answer = acceptable_of(gold)
         self.mandatory: list[str] | None = None  # built when a call gets that far (few do)
@@ -221,7 +272,7 @@ class _Gold:
         if broken is not None:
             raise broken
         try:
-            got = self.params[name] = _Param(self.details[name], self.answer[name])
+            got = self.params[name] = _Param(self.details[name], self.answer[name], self.language)
         except (TypeError, KeyError, AttributeError, IndexError) as exc:
             self.broken[name] = type(exc)
             raise
@@ -244,6 +295,10 @@ class _Gold:
             if param not in details or param not in answer:
                 return "simple_function_checker:unexpected_param"
             rule = params.get(param) or self._param(param)
+            if rule.convert is not None:  # Java / JavaScript: the source text, converted by BFCL's rules
+                if type(value) is not str:
+                    return "type_error:java" if self.language == "java" else "type_error:js"
+                value = rule.convert(value)
             if type(value) is tuple:
                 value = list(value)
             if rule.is_float and type(value) is int:

@@ -24,7 +24,10 @@ from robustcall.core import (
 )
 from robustcall.formats import UNREADABLE, OutputFormat, read_tool_calls, sample_format
 from robustcall.score._attacks import INJECTION_TYPE, attack_success, injection_kind
+from robustcall.score._bfcl_agentic import judge_agentic
 from robustcall.score._bfcl_ast import BfclChecker, Call, check_bfcl
+from robustcall.score._bfcl_multi_turn import HANDLER_KEY as BFCL_HANDLER
+from robustcall.score._bfcl_multi_turn import judge_multi_turn
 from robustcall.score._error_modes import ErrorModes
 from robustcall.score._noop import NOOP_TYPE, judge_noop
 from robustcall.score._rules import (
@@ -100,9 +103,19 @@ def distractors(sample: Sample) -> list[str]:
     return []
 
 
+CHECKED_AS = "bfcl_checked_as"
+"""``source.extra`` key: the category name BFCL's checker dispatches on when it is not the sample's own
+(a ``format_sensitivity`` entry is checked as its original id, e.g. ``live_multiple_3-1-0``)."""
+
+
+def checked_category(sample: Sample) -> str:
+    """The category name the BFCL checker dispatches on (``parallel`` / ``multiple`` in it, ...)."""
+    return str(sample.source.extra.get(CHECKED_AS, sample.category))
+
+
 def score_bfcl(sample: Sample, calls: list[ToolCall]) -> Judgement:
     """Upstream BFCL's AST checker semantics (see :mod:`robustcall.score._bfcl_ast`)."""
-    err = check_bfcl(sample.category, schema_tools(sample), calls, sample.golden_answers)
+    err = check_bfcl(checked_category(sample), schema_tools(sample), calls, sample.golden_answers)
     return Judgement(err is None, 1.0 if err is None else 0.0, err)
 
 
@@ -156,7 +169,7 @@ class SampleScorer:
         alt = alternatives(sample)
         self._checker: BfclChecker | None = None
         if SCORERS.get(self.method) is score_bfcl:
-            self._checker = BfclChecker(sample.category, schema_tools(sample), sample.golden_answers)
+            self._checker = BfclChecker(checked_category(sample), schema_tools(sample), sample.golden_answers)
         names: list[str]
         if self.method == "tooleyes":
             names = sorted(set().union(*step_names(sample))) if sample.golden_answers else []
@@ -176,6 +189,12 @@ class SampleScorer:
         bad = unreadable_argument(calls)
         if bad is not None:
             return Scored(False, 0.0, self._modes.classify(raw, calls), bad)
+        if self.method in ("bfcl_multi_turn", "bfcl_agentic"):
+            if self.method == "bfcl_agentic":
+                err = judge_agentic(self.sample, raw, self.sample.source.extra.get(BFCL_HANDLER) == "fc")
+            else:
+                err = judge_multi_turn(self.sample, raw)
+            return PASSED if err is None else _failed("other", err)  # Appendix L modes read single-turn calls
         if self.sample.perturbation.type == NOOP_TYPE:
             if tool_calls is None:
                 tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]

@@ -11,7 +11,19 @@ shape.
 
 from robustcall.sources._apibank import APIBANK_THINK_TOOL
 from robustcall.sources._bfcl import BENCHMARK as BFCL_BENCHMARK
-from robustcall.sources._bfcl import BFCL_CATEGORIES, BFCL_VERSION, bfcl_underscore_models, fetch_bfcl, load_bfcl
+from robustcall.sources._bfcl import (
+    BFCL_CATEGORIES,
+    BFCL_VERSION,
+    EXTRA_CATEGORIES,
+    LANGUAGE_CATEGORIES,
+    RELEVANCE_CATEGORY,
+    bfcl_fc_models,
+    bfcl_module,
+    bfcl_underscore_models,
+    fetch_bfcl,
+    load_bfcl,
+    load_bfcl_extra,
+)
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
 from robustcall.sources._rotbench import ROTBENCH_SPLITS
@@ -36,9 +48,12 @@ __all__ = [
     "BFCL_CATEGORIES",
     "BFCL_VERSION",
     "DEFAULT_COMPOSITION",
+    "EXTRA_CATEGORIES",
+    "LANGUAGE_CATEGORIES",
     "NEEDS_DATA_DIR",
     "PAPER_AVG_TOOLS",
     "PAPER_TABLE3",
+    "RELEVANCE_CATEGORY",
     "ROTBENCH_SPLITS",
     "SOURCE_NAMES",
     "GoldenMode",
@@ -48,9 +63,12 @@ __all__ = [
     "SourceFormatError",
     "SourceName",
     "UnknownSourceError",
+    "bfcl_fc_models",
+    "bfcl_module",
     "bfcl_underscore_models",
     "fetch_bfcl",
     "load_bfcl",
+    "load_bfcl_extra",
     "load_jsonl_samples",
     "load_source",
     "mean_tools",

@@ -71,6 +71,13 @@ BFCL_CATEGORIES: dict[str, str] = {
 """BFCL v3 category -> the file stem in the wheel (``BFCL_v4_<stem>.json``), in load order."""
 
 IRRELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance"})
+RELEVANCE_CATEGORY = "live_relevance"
+"""BFCL's relevance category: no gold call; right when the answer makes at least one call."""
+LANGUAGE_CATEGORIES = ("simple_java", "simple_javascript")
+"""BFCL's Java and JavaScript categories: arguments are source text, converted by BFCL's type rules."""
+EXTRA_CATEGORIES = (RELEVANCE_CATEGORY, *LANGUAGE_CATEGORIES)
+"""Single-turn categories beyond ``BFCL_CATEGORIES`` (not v3 categories of the paper, not in ``load_bfcl``):
+``load_bfcl_extra`` reads them for ``robustcall import bfcl``."""
 _DATA = "bfcl_eval/data"
 
 
@@ -128,6 +135,42 @@ def load_bfcl(wheel: Path | None = None) -> LoadResult:
     return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
 
 
+def load_bfcl_extra(wheel: Path | None = None) -> list[Sample]:
+    """The samples of ``EXTRA_CATEGORIES`` (``live_relevance`` with ``golden_answers = []``), category
+    and original id as BFCL spells them."""
+    wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
+    skips = Skips("bfcl")
+    samples: list[Sample] = []
+    with zipfile.ZipFile(wheel) as zf:
+        for category in EXTRA_CATEGORIES:
+            member = f"{_DATA}/BFCL_v4_{category}.json"
+            questions, _ = _read_member(zf, wheel, member)
+            answers: dict[str, list[Any]] = {}
+            if category != RELEVANCE_CATEGORY:
+                records, _ = _read_member(zf, wheel, f"{_DATA}/possible_answer/BFCL_v4_{category}.json")
+                answers = {str(r["id"]): r["ground_truth"] for _, r in records}
+            for n, entry in questions:
+                sample = _to_sample(category, entry, answers, skips, f"{wheel.name}!{member}:{n}")
+                if sample is not None:
+                    samples.append(sample)
+    return samples
+
+
+def bfcl_module(name: str, wheel: Path | None = None) -> Any:
+    """A module of BFCL's own code (``bfcl_eval.eval_checker...``), imported from the pinned wheel
+    file (zip import; never from another installed ``bfcl_eval``). Only modules that need nothing
+    beyond the standard library (and what the caller says) are imported this way."""
+    import importlib
+
+    path = str(wheel if wheel is not None else fetch_bfcl(quiet=True))
+    loaded = sys.modules.get("bfcl_eval")
+    if loaded is not None and not str(getattr(loaded, "__file__", "") or "").startswith(path):
+        raise SourceError(f"bfcl_eval is already imported from {loaded.__file__}, not from the pinned wheel {path}")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return importlib.import_module(name)
+
+
 MODEL_CONFIG = "bfcl_eval/constants/model_config.py"
 
 
@@ -135,6 +178,15 @@ def bfcl_underscore_models(wheel: Path | None = None) -> dict[str, bool]:
     """BFCL's model list (``MODEL_CONFIG_MAPPING``) as name -> ``underscore_to_dot``: whether its checker
     compares a function name with "." as "_" for that model (the FC handlers are offered "_" names).
     Read from the wheel's source as data (``ast``; nothing of it is run or imported)."""
+    return _model_flags("underscore_to_dot", wheel)
+
+
+def bfcl_fc_models(wheel: Path | None = None) -> dict[str, bool]:
+    """BFCL's model list as name -> ``is_fc_model`` (its handler decodes lists of calls, else text)."""
+    return _model_flags("is_fc_model", wheel)
+
+
+def _model_flags(flag_name: str, wheel: Path | None) -> dict[str, bool]:
     import ast
 
     wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
@@ -149,7 +201,7 @@ def bfcl_underscore_models(wheel: Path | None = None) -> dict[str, bool]:
                 continue
             if getattr(value.func, "id", None) != "ModelConfig":
                 continue
-            flag = next((k.value for k in value.keywords if k.arg == "underscore_to_dot"), None)
+            flag = next((k.value for k in value.keywords if k.arg == flag_name), None)
             flags[key.value] = isinstance(flag, ast.Constant) and flag.value is True
     return flags
 
@@ -181,7 +233,7 @@ def _to_sample(
         skips.add("multi-turn", sample_id)
         return None
     golden: list[GoldenAnswer] = []
-    if category not in IRRELEVANCE_CATEGORIES:
+    if category not in IRRELEVANCE_CATEGORIES and category != RELEVANCE_CATEGORY:
         ground_truth = answers.get(original_id)
         if not ground_truth:
             skips.add("no gold call", sample_id)
@@ -199,7 +251,11 @@ def _to_sample(
                 original_id=original_id,
                 benchmark=BENCHMARK,
                 file=f"BFCL_v3_{category}.json",
-                extra={"golden_mode": "all", "bfcl_eval": BFCL_VERSION, "wheel_category": BFCL_CATEGORIES[category]},
+                extra={
+                    "golden_mode": "all",
+                    "bfcl_eval": BFCL_VERSION,
+                    "wheel_category": BFCL_CATEGORIES.get(category, category),
+                },
             ),
             conversation=[Message(role=m["role"], content=m["content"]) for m in turns[0]],
             tools=[ToolSpec.model_validate(f) for f in entry["function"]],

@@ -1,0 +1,105 @@
+"""BFCL's multi-turn checker on a finished result entry, rule for rule (``eval_runner``'s
+``_evaluate_single_multi_turn_entry`` and ``multi_turn_checker``, bfcl-eval 2026.3.23).
+
+In order, the first failure gives the entry's ``error_type``:
+
+- the result is not a list of turns: ``multi_turn:inference_error``;
+- it holds another number of turns than the ground truth: ``multi_turn:force_terminated``;
+- each step is decoded (:mod:`._bfcl_decode`); a step that does not decode, or decodes to nothing,
+  is dropped;
+- turn by turn, the model's calls run on one set of API instances and the ground truth's on
+  another, both loaded from the task's initial config (with the long-context extra data for
+  ``long_context``) and kept across turns; a turn whose ground truth is empty (``miss_func`` /
+  ``miss_param``'s turn where the model should ask) is not checked, though its calls still run;
+  otherwise: no decoded step in the turn: ``multi_turn:empty_turn_model_response``; some public
+  attribute of some instance differs from the ground truth's: ``multi_turn:instance_state_mismatch``;
+  some result of the turn's ground-truth calls is missing from the model's results of all turns so
+  far (counted with multiplicity, in any order): ``multi_turn:execution_response_mismatch``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from robustcall.core import Sample
+from robustcall.envs import BfclInstances, MultiTurnTask, load_tasks
+from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
+
+
+def task_of(entry_id: str) -> MultiTurnTask:
+    """The wheel's task of a multi-turn id (``multi_turn_miss_func_3``)."""
+    category = entry_id.rsplit("_", 1)[0]
+    for task in load_tasks(category):
+        if task.id == entry_id:
+            return task
+    raise KeyError(f"no BFCL multi-turn task {entry_id!r}")
+
+
+def decoded_turns(result: list[Any], fc: bool) -> list[list[list[str]]]:
+    """Per turn, the steps that decode to at least one call (as call strings)."""
+    decode = decode_fc if fc else decode_prompting
+    turns: list[list[list[str]]] = []
+    for turn in result:
+        steps: list[list[str]] = []
+        for item in turn if isinstance(turn, (list, str, dict)) else []:
+            try:
+                calls = decode(item)
+            except NotCalls:
+                continue
+            if calls and calls != [""]:
+                steps.append(calls)
+        turns.append(steps)
+    return turns
+
+
+def check_multi_turn(task: MultiTurnTask, result: Any, fc: bool) -> str | None:
+    """``None`` when BFCL's multi-turn checker passes ``result`` (an entry's ``result``), else its ``error_type``."""
+    if type(result) is not list:
+        return "multi_turn:inference_error"
+    if len(result) != len(task.ground_truth):
+        return "multi_turn:force_terminated"
+    turns = decoded_turns(result, fc)
+    model: BfclInstances | None = None  # BFCL loads the model's instances at its first executed step
+    truth = BfclInstances(task.classes, task.initial_config, task.long_context)
+    all_results: list[str] = []
+    for steps, gold in zip(turns, task.ground_truth, strict=True):
+        for calls in steps:
+            if model is None:
+                model = BfclInstances(task.classes, task.initial_config, task.long_context)
+            all_results.extend(model.execute(calls))
+        gold_results = truth.execute(gold)
+        if not gold:
+            continue
+        if not steps or model is None:
+            return "multi_turn:empty_turn_model_response"
+        for cls, inst in truth.instances.items():
+            if not _same_state(model.instances[cls], inst):
+                return "multi_turn:instance_state_mismatch"
+        left = list(all_results)
+        for item in gold_results:
+            try:
+                left.remove(item)
+            except ValueError:
+                return "multi_turn:execution_response_mismatch"
+    return None
+
+
+def _same_state(model: Any, truth: Any) -> bool:
+    """``_compare_instances``: every public attribute of the ground truth's instance equals the model's."""
+    return all(getattr(model, name) == value for name, value in vars(truth).items() if not name.startswith("_"))
+
+
+HANDLER_KEY = "bfcl_handler"
+"""``source.extra`` key of an imported multi-turn sample: ``fc`` or ``prompt``, the handler whose
+``decode_execute`` reads the answer (a function-calling handler's steps are lists of calls)."""
+
+
+def judge_multi_turn(sample: Sample, raw: str) -> str | None:
+    """The verdict on an imported multi-turn record: ``raw`` is the entry's ``result`` as JSON."""
+    try:
+        result = json.loads(raw)
+    except json.JSONDecodeError:
+        result = raw  # not a list of turns: BFCL's inference error
+    fc = sample.source.extra.get(HANDLER_KEY) == "fc"
+    return check_multi_turn(task_of(sample.source.original_id), result, fc)
