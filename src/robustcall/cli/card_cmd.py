@@ -21,6 +21,11 @@ EPISODE_SAFE_POLICIES = frozenset({"never_call"})
 everywhere; the others read golden calls, which an episode has none of (docs/card.md, "Models")."""
 
 
+def _3(x: float | None) -> str:
+    """A figure as the card's tables print it (three decimals)."""
+    return "—" if x is None else f"{x:.3f}"
+
+
 def refuse_request_policy_episodes(model: str, env_model: str | None) -> None:
     """A request policy left to play the episodes (no ``--env-model``) is refused in one line: its
     episode figures would mean nothing."""
@@ -115,8 +120,8 @@ def register(app: typer.Typer) -> None:
         files = write_card(out, card)
         rb = card.robustbench
         console.print(
-            f"{protocol.version} ({budget}) in {time.perf_counter() - t0:.0f} s: Clean {rb.clean.value}, "
-            f"Pert. Acc. {rb.pert_acc.value}, rank {rb.reference.rank} of {rb.reference.of} beside the paper's "
+            f"{protocol.version} ({budget}) in {time.perf_counter() - t0:.0f} s: Clean {_3(rb.clean.value)}, "
+            f"Pert. Acc. {_3(rb.pert_acc.value)}, rank {rb.reference.rank} of {rb.reference.of} beside the paper's "
             f"models ({rb.reference.rank_low}-{rb.reference.rank_high} within the interval)",
             soft_wrap=True,
         )
