@@ -63,6 +63,7 @@ from robustcall.core._paper import (
     paper_reference,
 )
 from robustcall.core._paths import cache_dir
+from robustcall.core._progress import ProgressSink, progress, progress_to
 from robustcall.core._reads import READ_VERBS, is_read, name_words, reads_back
 from robustcall.core._runfiles import (
     CLEAN_SAMPLES,
@@ -178,6 +179,7 @@ __all__ = [
     "Prediction",
     "PredictionRecord",
     "Printed",
+    "ProgressSink",
     "Role",
     "RunFailed",
     "RunFileError",
@@ -215,6 +217,8 @@ __all__ = [
     "paper_reference",
     "parse_meta",
     "prediction_line",
+    "progress",
+    "progress_to",
     "read_bench_manifest",
     "read_call",
     "read_checkpoint",
