@@ -44,7 +44,7 @@ SKIP: list[tuple[str, str]] = [
     (r"--model local\b|-g local\b|judge:local|--generator local|=local\b", "the embedded local model"),
     (r"^robustcall (model setup|bench)\b", "builds or runs the embedded local model"),
     (r"^robustcall data fetch\b", "the network (PyPI)"),
-    (r"^robustcall (leaderboard serve|envs serve|faults mcp-proxy)\b", "a server that runs until stopped"),
+    (r"^robustcall (leaderboard serve|envs serve|faults mcp-proxy|model serve)\b", "a server that runs until stopped"),
     (r"^robustcall train (grpo|sft)\b(?!.*--model tiny)", "a GPU (a 3B-8B model); tests/train runs --model tiny"),
     (
         r"^robustcall train verl\b(?!.*--dry-run)",

@@ -101,8 +101,7 @@ def serve_cmd(
     """Serve the embedded model to other tools (Inspect, `bfcl generate`, AgentGym agents, any OpenAI
     client): the same llama-server, flags and chat template as `--model local`; prints the base URL
     and stops cleanly on Ctrl-C."""
-    from robustcall.models.local import LocalModel
-    from robustcall.models.local._model import env_port
+    from robustcall.models.local import LocalModel, env_port
 
     kind, _, gguf = model.partition(":")
     if kind != "local":
