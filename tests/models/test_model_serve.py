@@ -76,7 +76,7 @@ def test_serve_without_a_setup_says_what_to_run(tmp_path: Path, monkeypatch: pyt
 
 def test_serve_takes_only_the_local_model(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["model", "serve", "--model", "openai:x@http://h/v1"])
-    assert res.exit_code == 2 and "serve takes local or local:<gguf>" in res.output
+    assert res.exit_code == 1 and "serve takes local or local:<gguf>" in res.output
 
 
 def test_a_local_run_listens_on_the_port_the_variable_names(

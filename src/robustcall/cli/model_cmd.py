@@ -105,7 +105,7 @@ def serve_cmd(
 
     kind, _, gguf = model.partition(":")
     if kind != "local":
-        raise typer.BadParameter(f"{model!r}: serve takes local or local:<gguf>", param_hint="--model")
+        raise CommandError(f"--model {model}: serve takes local or local:<gguf> (a model set up with `model setup`)")
     chosen = port if port is not None else (env_port() or DEFAULT_SERVE_PORT)
     local = LocalModel(concurrency=parallel, root=cache, gguf=gguf or None, host=host, port=chosen)
     asyncio.run(_serve(local))
