@@ -57,6 +57,10 @@ SKIP: list[tuple[str, str]] = [
         "the reader's own runs or cards (tests/report/test_compare_cli.py compares scripted ones)",
     ),
     (r"--from-file fc-reward-bench\.parquet", "FC-RewardBench's release file from the Hugging Face Hub"),
+    (
+        r"^robustcall rm build-bench --pool pool\.json\b(?!.*(-g|--generator) )",
+        "reads pool.json, which the line above draws from the embedded local model",
+    ),
     (r"agentgym:\w+@http", "an AgentGym server (tests/interop drive one)"),
     (r"--hf-repo|hf:(?!path)", "the Hugging Face Hub"),
 ]
