@@ -44,7 +44,7 @@ SKIP: list[tuple[str, str]] = [
     (r"--model local\b|-g local\b|judge:local|--generator local|=local\b", "the embedded local model"),
     (r"^robustcall (model setup|bench)\b", "builds or runs the embedded local model"),
     (r"^robustcall data fetch\b", "the network (PyPI)"),
-    (r"^robustcall (leaderboard serve|envs serve|faults mcp-proxy)\b", "a server that runs until stopped"),
+    (r"^robustcall (leaderboard serve|envs serve|faults mcp-proxy|model serve)\b", "a server that runs until stopped"),
     (r"^robustcall train (grpo|sft)\b(?!.*--model tiny)", "a GPU (a 3B-8B model); tests/train runs --model tiny"),
     (
         r"^robustcall train verl\b(?!.*--dry-run)",
@@ -57,6 +57,10 @@ SKIP: list[tuple[str, str]] = [
         "the reader's own runs or cards (tests/report/test_compare_cli.py compares scripted ones)",
     ),
     (r"--from-file fc-reward-bench\.parquet", "FC-RewardBench's release file from the Hugging Face Hub"),
+    (
+        r"^robustcall rm build-bench --pool pool\.json\b(?!.*(-g|--generator) )",
+        "reads pool.json, which the line above draws from the embedded local model",
+    ),
     (r"agentgym:\w+@http", "an AgentGym server (tests/interop drive one)"),
     (r"--hf-repo|hf:(?!path)", "the Hugging Face Hub"),
 ]

@@ -20,7 +20,16 @@ def test_an_unknown_budget_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_the_paper_budget_without_its_data_says_what_to_give(tmp_path: Path) -> None:
-    code, out = _card("--budget", "paper", "--model", "scripted:oracle", "--out", str(tmp_path / "c"))
+    code, out = _card(
+        "--budget",
+        "paper",
+        "--model",
+        "scripted:oracle",
+        "--env-model",
+        "scripted:expert",
+        "--out",
+        str(tmp_path / "c"),
+    )
     assert code == 1 and "Traceback" not in out
     assert "--data-dir" in out and len(out.strip().splitlines()) <= 2
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import robustcall
 from robustcall.cli.main import app
-from robustcall.core import TRANSITION_MESSAGES
+from robustcall.core import TRANSITION_MESSAGES, type_info
 
 inspect_log = pytest.importorskip("inspect_ai.log")
 runner = CliRunner()
@@ -64,8 +64,14 @@ def test_export_inspect_log_reads_back(tiny_bench: Path, tmp_path: Path) -> None
     metrics = log.results.scores[0].metrics
     correct = sum(1 for v in verdicts if v["correct"])
     assert metrics["accuracy"].value == pytest.approx(correct / len(verdicts))
-    for code, cell in summary["by_type"].items():
-        assert metrics[f"accuracy_{code}"].value == pytest.approx(cell["accuracy"])
+    for code, cell in summary["by_type"].items():  # named as score, report and the card name them
+        metric = metrics[type_info(code).display]
+        assert metric.value == pytest.approx(cell["accuracy"]) and metric.metadata == {"type": code}
+    # each sample's time is its record's latency (inspect view's DURATION); no tokens recorded, none shown
+    latency = {r["id"]: r["prediction"].get("latency_s") or 0.0 for r in records}
+    assert {s.id: s.total_time for s in log.samples} == latency == {s.id: s.working_time for s in log.samples}
+    assert any(t > 0 for t in latency.values())
+    assert all(s.model_usage == {} for s in log.samples) and log.stats.model_usage == {}
     assert {s.id: s.scores["robustcall"].value for s in log.samples} == {
         v["id"]: 1 if v["correct"] else 0 for v in verdicts
     }
@@ -106,9 +112,10 @@ def test_inspect_eval_of_the_task_matches_run_and_score(tiny_bench: Path, tmp_pa
     log = inspect_log.read_eval_log(str(path))
     assert log.status == "success", log.error
     metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
-    assert {k: metrics[k] for k in summary["by_type"]} == pytest.approx(
+    assert {k: metrics[type_info(k).display] for k in summary["by_type"]} == pytest.approx(
         {k: c["accuracy"] for k, c in summary["by_type"].items()}
     )
+    assert not set(summary["by_type"]) & set(metrics)  # no metric named by a raw code
     assert len(log.samples) == sum(c["n"] for c in summary["by_type"].values())
 
 
@@ -154,11 +161,26 @@ def test_task_without_a_benchmark_names_the_option(tmp_path: Path) -> None:
     assert not (tmp_path / "logs").exists()  # stopped before any sample
 
 
-def _docs_command() -> list[str]:
-    """docs/interop.md's ``inspect eval`` of the task, as printed (continuation lines joined)."""
+def _docs_commands() -> list[list[str]]:
+    """docs/interop.md's ``inspect eval`` commands of the task, as printed (continuation lines joined)."""
     text = (Path(__file__).parents[2] / "docs" / "interop.md").read_text().replace("\\\n", " ")
-    (line,) = [ln for ln in text.splitlines() if "inspect eval robustcall/robustbench" in ln]
-    return line.split("#")[0].split()
+    return [ln.split("#")[0].split() for ln in text.splitlines() if "inspect eval robustcall/robustbench" in ln]
+
+
+def _docs_command() -> list[str]:
+    """The first of them: the task at an OpenAI-compatible server."""
+    return _docs_commands()[0]
+
+
+def test_docs_inspect_eval_on_the_served_model_asks_the_url_model_serve_prints() -> None:
+    from robustcall.cli.model_cmd import DEFAULT_SERVE_PORT
+
+    (served,) = _docs_commands()[1:]
+    text = (Path(__file__).parents[2] / "docs" / "interop.md").read_text()
+    assert f"robustcall model serve --port {DEFAULT_SERVE_PORT} &" in text
+    url = served[served.index("--model-base-url") + 1]
+    assert url == f"http://127.0.0.1:{DEFAULT_SERVE_PORT}/v1" and served[0] == "OPENAI_API_KEY=none"
+    assert served[served.index("--model") + 1].startswith("openai/")  # the task's chat-completions route
 
 
 def test_docs_inspect_eval_command_runs_as_printed(tiny_bench: Path, tmp_path: Path) -> None:
@@ -217,3 +239,15 @@ def test_openai_name_sends_temperature_zero_with_responses_api_off(
     assert log.status == "success", log.error
     assert server.other == []
     assert len(server.seen) == 2 and [s.body.get("temperature") for s in server.seen] == [0, 0]
+
+
+def test_tokens_a_record_holds_become_inspect_usage() -> None:
+    from types import SimpleNamespace
+
+    from robustcall.interop._inspect_log import token_usage
+
+    assert token_usage(SimpleNamespace()) is None and token_usage(SimpleNamespace(usage=None)) is None
+    got = token_usage(SimpleNamespace(usage={"prompt_tokens": 312, "completion_tokens": 41}))
+    assert got is not None and (got.input_tokens, got.output_tokens, got.total_tokens) == (312, 41, 353)
+    got = token_usage(SimpleNamespace(usage=SimpleNamespace(input_tokens=5, output_tokens=2, total_tokens=9)))
+    assert got is not None and (got.input_tokens, got.output_tokens, got.total_tokens) == (5, 2, 9)

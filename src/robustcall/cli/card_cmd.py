@@ -16,6 +16,32 @@ from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, BaseU
 
 console = Console(stderr=True)
 
+EPISODE_SAFE_POLICIES = frozenset({"never_call"})
+"""Request policies that can play an episode as they answer a sample: ``never_call`` answers in words
+everywhere; the others read golden calls, which an episode has none of (docs/card.md, "Models")."""
+
+
+def _3(x: float | None) -> str:
+    """A figure as the card's tables print it (three decimals)."""
+    return "—" if x is None else f"{x:.3f}"
+
+
+def refuse_request_policy_episodes(model: str, env_model: str | None) -> None:
+    """A request policy left to play the episodes (no ``--env-model``) is refused in one line: its
+    episode figures would mean nothing."""
+    from robustcall.models import ENV_POLICIES, POLICIES, SCRIPTED_MODELS
+
+    kind, _, name = model.partition(":")
+    if env_model is not None or kind != "scripted" or name in SCRIPTED_MODELS or name not in POLICIES:
+        return
+    if name in EPISODE_SAFE_POLICIES:
+        return
+    envs = ", ".join(f"scripted:{n}" for n in sorted(ENV_POLICIES))
+    raise CommandError(
+        f"--model {model} is a request policy: it answers single-turn samples from their golden calls and "
+        f"cannot play the PIPE and fault episodes; name an environment policy with --env-model ({envs})"
+    )
+
 
 def register(app: typer.Typer) -> None:
     @app.command("card")
@@ -82,6 +108,7 @@ def register(app: typer.Typer) -> None:
         if budget not in BUDGETS:
             raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         protocol = PROTOCOLS[budget]
+        refuse_request_policy_episodes(model, env_model)
         for spec in {model, env_model or model}:  # a bad spec fails before anything runs
             make_model(spec, settings_file=settings, base_url=base_url)
         local = model.split(":")[0] == "local"
@@ -103,8 +130,8 @@ def register(app: typer.Typer) -> None:
         files = write_card(out, card)
         rb = card.robustbench
         console.print(
-            f"{protocol.version} ({budget}) in {time.perf_counter() - t0:.0f} s: Clean {rb.clean.value}, "
-            f"Pert. Acc. {rb.pert_acc.value}, rank {rb.reference.rank} of {rb.reference.of} beside the paper's "
+            f"{protocol.version} ({budget}) in {time.perf_counter() - t0:.0f} s: Clean {_3(rb.clean.value)}, "
+            f"Pert. Acc. {_3(rb.pert_acc.value)}, rank {rb.reference.rank} of {rb.reference.of} beside the paper's "
             f"models ({rb.reference.rank_low}-{rb.reference.rank_high} within the interval)",
             soft_wrap=True,
         )

@@ -25,6 +25,14 @@ def serve(
     delta: Annotated[float | None, typer.Option("--delta", min=0.0, max=1.0, help="The profile's δ.")] = None,
     host: Annotated[str, typer.Option("--host", help="Bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 36001,
+    full_vocab: Annotated[
+        bool,
+        typer.Option(
+            "--full-vocab",
+            help="Wordle: /wordle/filtered_vocab lists every valid guess (12,972 on the official lists) instead "
+            "of the short list of possible answers AgentGym's clients expect (it goes into their first prompt).",
+        ),
+    ] = False,
 ) -> None:
     """Serve ENV over AgentGym's API (/create, /reset, /step, ...) with a PIPE level and / or fault profile."""
     from robustcall.core import InputError
@@ -57,7 +65,7 @@ def serve(
 
     import uvicorn
 
-    app = agentgym_app(make_env, first.name, level)
+    app = agentgym_app(make_env, first.name, level, full_vocab=full_vocab)
     typer.echo(
         f"serving {first.name} ({level}{', faults ' + faults if faults else ''}) on http://{host}:{port}", err=True
     )

@@ -418,7 +418,15 @@ def register(app: typer.Typer) -> None:
         concurrency: BenchConcOpt = None,
         seed: SeedOpt = 0,
         out: Annotated[Path, typer.Option("--out", help="Where the benchmark and the run go.")] = Path("runs/bench"),
-        resume: Annotated[bool, typer.Option("--resume")] = False,
+        resume: Annotated[
+            bool,
+            typer.Option(
+                "--resume",
+                help="Finish an interrupted main job in --out: keep the build and the records already "
+                "written, ask again those that ended in infrastructure errors (a run folder that already "
+                "holds predictions is resumed without it).",
+            ),
+        ] = False,
         settings: SettingsOpt = None,
         base_url: BaseUrlOpt = None,
         max_infra_errors: MaxInfraOpt = 0,

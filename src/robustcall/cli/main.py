@@ -52,6 +52,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def main(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
@@ -66,6 +67,9 @@ def main(
     command line, 3 for a run that finished with more infrastructure errors than allowed, 4 for
     `compare` when its regression gate fails.
     """
+    from robustcall.cli._progress import log_progress
+
+    ctx.with_resource(log_progress())  # progress lines in a log, when stdout is not a terminal
 
 
 @app.command()

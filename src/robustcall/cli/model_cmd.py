@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from robustcall.cli._errors import CommandError
+
+if TYPE_CHECKING:
+    from robustcall.models.local import LocalModel
 
 model_app = typer.Typer(help="The embedded local model (Qwen2.5-Coder-0.5B behind llama-server).", no_args_is_help=True)
 
@@ -69,6 +76,63 @@ def setup_cmd(
     except SetupError as exc:
         raise CommandError(f"setup failed: {exc}", exit_code=exc.exit_code) from None
     _report(console, status.paths.root)
+
+
+DEFAULT_SERVE_PORT = 8080
+"""llama-server's own default port."""
+
+
+@model_app.command("serve")
+def serve_cmd(
+    port: int | None = typer.Option(
+        None,
+        "--port",
+        min=1,
+        max=65535,
+        help=f"Port to listen on (default: $ROBUSTCALL_LOCAL_PORT, else {DEFAULT_SERVE_PORT}).",
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0: every interface)."),
+    model: str = typer.Option("local", "--model", help="local (the embedded model) or local:<gguf> (one set up)."),
+    parallel: int = typer.Option(1, "--parallel", min=1, max=8, help="Requests served at once (slots)."),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="Cache root (default: $ROBUSTCALL_CACHE or the user cache dir)."
+    ),
+) -> None:
+    """Serve the embedded model to other tools (Inspect, `bfcl generate`, AgentGym agents, any OpenAI
+    client): the same llama-server, flags and chat template as `--model local`; prints the base URL
+    and stops cleanly on Ctrl-C."""
+    from robustcall.models.local import LocalModel, env_port
+
+    kind, _, gguf = model.partition(":")
+    if kind != "local":
+        raise CommandError(f"--model {model}: serve takes local or local:<gguf> (a model set up with `model setup`)")
+    chosen = port if port is not None else (env_port() or DEFAULT_SERVE_PORT)
+    local = LocalModel(concurrency=parallel, root=cache, gguf=gguf or None, host=host, port=chosen)
+    asyncio.run(_serve(local))
+
+
+async def _serve(local: LocalModel) -> None:
+    """Start the server, say where it is, and hold it until Ctrl-C (SIGINT) or SIGTERM."""
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, done.set)
+    try:
+        base = await local.server.start()
+        typer.echo(f"{base}/v1")  # alone on stdout: `URL=$(robustcall model serve | head -1)`
+        typer.echo(
+            f"serving {local.name} ({local.server.parallel} slot(s), log {local.server.log_path}); "
+            f"give other tools the base URL above (OpenAI-compatible, any API key); Ctrl-C stops it",
+            err=True,
+        )
+        while not done.is_set():
+            if not local.server.running:
+                raise CommandError(f"llama-server exited; see its log {local.server.log_path}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), timeout=1.0)
+    finally:
+        await local.aclose()
+    typer.echo("stopped", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -85,6 +85,9 @@ def build_bench(
         return
     if not generator and not top_up and not (pool_file is not None and pool_file.exists()):
         raise typer.BadParameter("nothing to build from: give --generator, --pool, --top-up or --from-file")
+    if not generator and pool_file is not None and not pool_file.exists():
+        # else the build is mutators alone, which the named pool was meant to feed
+        raise fail(f"the pool file {pool_file} does not exist and no --generator was given to draw it")
     samples = load_samples(["bfcl"], None, [], relevant_only=True, categories=category or [], limit=queries, seed=seed)
     models = make_generators(generator or [], settings, concurrency)
     stats = BuildStats()

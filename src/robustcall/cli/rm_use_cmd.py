@@ -236,6 +236,7 @@ def _multi_turn_best_of_n(
 ) -> None:
     """Table 2's multi-turn column: each method's picks executed step by step, episodes judged by the
     environment (BFCL multi-turn: state and response checks)."""
+    from robustcall.core import progress
     from robustcall.envs import load_env
     from robustcall.report import Table
     from robustcall.rewards import STEP_METHODS, BestOfNModel
@@ -251,10 +252,13 @@ def _multi_turn_best_of_n(
     records: list[dict[str, object]] = []
     rows: list[list[str]] = []
 
+    told = progress()  # progress lines in a log
+
     async def one(method: str, model: BestOfNModel, task: str, gate: asyncio.Semaphore) -> dict[str, object]:
         async with gate:
             environment = make_env()
             traj = await run_episode(model, environment, task, seed=seed, max_steps=max_steps)
+            told.advance(infra=int(traj.infra_error is not None))
             return {"method": method, "task": task, "score": environment.score(), "termination": traj.termination,
                     "steps": len(traj.steps), "infra": traj.infra_error}  # fmt: skip
 
@@ -264,6 +268,7 @@ def _multi_turn_best_of_n(
             model = BestOfNModel(inner, method, n=n, temperature=temperature, seed=seed,
                                  scorer=scorers.get(method.removeprefix("rm:")), max_tokens=max_tokens)  # fmt: skip
             gate = asyncio.Semaphore(max(1, concurrency))
+            told.start(f"best-of-n {method} on {env_name}", len(tasks), unit="episodes")
             try:
                 done = await asyncio.gather(*(one(method, model, t, gate) for t in tasks))
             finally:

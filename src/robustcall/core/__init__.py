@@ -64,6 +64,7 @@ from robustcall.core._paper import (
     paper_reference,
 )
 from robustcall.core._paths import cache_dir
+from robustcall.core._progress import ProgressSink, progress, progress_to
 from robustcall.core._reads import READ_VERBS, is_read, key_arguments, name_words, reads_back
 from robustcall.core._runfiles import (
     CLEAN_SAMPLES,
@@ -184,6 +185,7 @@ __all__ = [
     "Prediction",
     "PredictionRecord",
     "Printed",
+    "ProgressSink",
     "Reference",
     "Role",
     "RunFailed",
@@ -223,6 +225,8 @@ __all__ = [
     "paper_reference",
     "parse_meta",
     "prediction_line",
+    "progress",
+    "progress_to",
     "read_bench_manifest",
     "read_call",
     "read_checkpoint",

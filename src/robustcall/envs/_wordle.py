@@ -63,6 +63,11 @@ class WordleEnv:
         """Every word a guess may be, sorted."""
         return sorted(self._valid)
 
+    def answer_words(self) -> list[str]:
+        """The words the hidden word is drawn from, sorted: the short list, like the vocabulary
+        AgentGym's Wordle server draws its word from and serves its clients."""
+        return list(self._vocab)
+
     def tools(self) -> list[ToolSpec]:
         params = {
             "type": "object",

@@ -37,8 +37,10 @@ def _original_names(env: Any) -> dict[str, str]:
 class AgentGymServer:
     """The state of one served environment kind: a fresh environment per ``/create``."""
 
-    def __init__(self, make_env: Callable[[], Env], family_name: str) -> None:
+    def __init__(self, make_env: Callable[[], Env], family_name: str, *, full_vocab: bool = False) -> None:
         self.make_env = make_env
+        self.full_vocab = full_vocab
+        """Wordle: ``filtered_vocab`` lists every valid guess, not the short list of possible answers."""
         self.family = AGENTGYM_FAMILIES.get(family_name, AgentGymFamily(family_name))
         self.tasks = make_env().task_ids()
         self.envs: dict[int, Env] = {}
@@ -103,13 +105,18 @@ class AgentGymServer:
         return self._actions
 
     def vocabulary(self, env_id: Any) -> list[str]:
-        """The words a guess may be (Wordle), through any wrapper of the served environment."""
+        """Wordle's vocabulary, through any wrapper of the served environment: by default the short
+        list the hidden word is drawn from (AgentGym's server serves its short list, and its
+        ``WordleEnvClient`` puts the whole vocabulary into the first observation: the 12,972 valid
+        guesses made that 80,839 characters); with ``full_vocab`` every valid guess. Any valid guess
+        is accepted either way."""
         env: Any = self.envs[self._check(env_id)]
         while env is not None and not hasattr(env, "vocabulary"):
             env = getattr(env, "env", None)
         if env is None:
             raise ValueError(f"{self.family.name} has no vocabulary")
-        return list(env.vocabulary())
+        short = getattr(env, "answer_words", None)
+        return list(env.vocabulary() if self.full_vocab or short is None else short())
 
     def reset(self, body: dict[str, Any]) -> dict[str, Any]:
         env_id = self._check(body.get("id"))
@@ -152,15 +159,18 @@ class AgentGymServer:
         return {k: v for k, v in info.items() if k != "tools"}
 
 
-def agentgym_app(make_env: Callable[[], Env], family_name: str, interface: str = "origin") -> Any:
+def agentgym_app(
+    make_env: Callable[[], Env], family_name: str, interface: str = "origin", *, full_vocab: bool = False
+) -> Any:
     """A Starlette app serving ``make_env``'s environments under AgentGym's routes for ``family_name``;
-    ``interface`` names the PIPE level they are served at (announced at ``GET /``)."""
+    ``interface`` names the PIPE level they are served at (announced at ``GET /``); ``full_vocab``:
+    Wordle's ``filtered_vocab`` lists every valid guess (default: the short list of answers)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    server = AgentGymServer(make_env, family_name)
+    server = AgentGymServer(make_env, family_name, full_vocab=full_vocab)
     prefix = server.family.prefix
 
     async def body_of(request: Request) -> dict[str, Any]:

@@ -58,6 +58,7 @@ try:
         ChatMessageUser,
         GenerateConfig,
         ModelOutput,
+        ModelUsage,
     )
     from inspect_ai.scorer import Score
     from inspect_ai.tool import ToolCall as InspectToolCall
@@ -114,6 +115,30 @@ def _explanation(v: Verdict) -> str:
     return f"{head}; {v.detail}" if v.detail else head
 
 
+def _count(usage: object, *names: str) -> int | None:
+    """The first of ``names`` that ``usage`` (a record or a mapping) holds as a whole number."""
+    for name in names:
+        value = usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def token_usage(pred: object) -> ModelUsage | None:
+    """The tokens a prediction records (its ``usage``: input / prompt and output / completion
+    tokens), as Inspect counts them; ``None`` when the record has none."""
+    usage = getattr(pred, "usage", None)
+    if usage is None:
+        return None
+    tokens_in = _count(usage, "input_tokens", "prompt_tokens")
+    tokens_out = _count(usage, "output_tokens", "completion_tokens")
+    if tokens_in is None and tokens_out is None:
+        return None
+    total = _count(usage, "total_tokens")
+    tin, tout = tokens_in or 0, tokens_out or 0
+    return ModelUsage(input_tokens=tin, output_tokens=tout, total_tokens=total if total is not None else tin + tout)
+
+
 def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str, mode: Mode) -> EvalSample:
     pred = rec.prediction
     conversation = chat_messages(rec.conversation, ids=rec.id)
@@ -130,10 +155,15 @@ def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str, mode
         model=model,
     )
     messages.append(answer)
-    output = ModelOutput(model=model, choices=[ChatCompletionChoice(message=answer, stop_reason="stop")])
+    usage = token_usage(pred)
+    seconds = float(pred.latency_s or 0.0)  # both passes of a transition type
+    output = ModelOutput(
+        model=model, choices=[ChatCompletionChoice(message=answer, stop_reason="stop")], usage=usage, time=seconds
+    )
     metadata: dict[str, Any] = {
         "type": verdict.type,
         "type_display": info.display,
+        "latency_s": seconds,
         "component": verdict.component,
         "benchmark": rec.benchmark,
         "category": rec.category,
@@ -169,6 +199,8 @@ def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str, mode
         timestamp=when,
         uuid=f"{rec.id}/model",
         working_start=0.0,
+        working_time=seconds,
+        completed=when,
     )
     return EvalSample(
         id=rec.id,
@@ -181,6 +213,9 @@ def _sample(rec: PredictionRecord, verdict: Verdict, model: str, when: str, mode
         metadata=metadata,
         error=error,
         events=[event],
+        total_time=seconds,
+        working_time=seconds,
+        model_usage={model: usage} if usage is not None else {},
     )
 
 
@@ -212,6 +247,20 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[PredictionRecord], lis
     return meta, records, score_records(records)
 
 
+def _total_usage(samples: Sequence[EvalSample], model: str) -> dict[str, ModelUsage]:
+    """The run's tokens over every sample that recorded them (none: an empty mapping)."""
+    used = [s.model_usage[model] for s in samples if model in s.model_usage]
+    if not used:
+        return {}
+    return {
+        model: ModelUsage(
+            input_tokens=sum(u.input_tokens for u in used),
+            output_tokens=sum(u.output_tokens for u in used),
+            total_tokens=sum(u.total_tokens for u in used),
+        )
+    }
+
+
 def export_inspect(run_dir: Path, out: Path) -> EvalLog:
     """Write ``run_dir`` as an Inspect eval log at ``out`` (``.eval`` or ``.json``); return the log."""
     if out.suffix not in (".eval", ".json"):
@@ -226,8 +275,9 @@ def export_inspect(run_dir: Path, out: Path) -> EvalLog:
     for v in verdicts:
         by_type.setdefault(v.type, []).append(v)
     metrics = {"accuracy": EvalMetric(name="accuracy", value=_accuracy(verdicts))}
-    for code, group in by_type.items():
-        metrics[f"accuracy_{code}"] = EvalMetric(name=f"accuracy_{code}", value=_accuracy(group))
+    for code, group in by_type.items():  # the paper's names, as score, report and the card print them
+        name = type_info(code).display
+        metrics[name] = EvalMetric(name=name, value=_accuracy(group), metadata={"type": code})
     scored = sum(1 for v in verdicts if not v.infra_error)
     bench = str(meta.get("bench") or "")
     spec = EvalSpec(
@@ -264,7 +314,7 @@ def export_inspect(run_dir: Path, out: Path) -> EvalLog:
                 )
             ],
         ),
-        stats=EvalStats(started_at=stamp, completed_at=stamp),
+        stats=EvalStats(started_at=stamp, completed_at=stamp, model_usage=_total_usage(samples, model)),
         samples=samples,
     )
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from robustcall.core import CLEAN_SAMPLES, DEFAULTS, InputError, Prediction, PredictionRecord, Sample
+from robustcall.core import CLEAN_SAMPLES, DEFAULTS, InputError, Prediction, PredictionRecord, Sample, type_info
 from robustcall.interop._inspect_log import chat_messages
 from robustcall.models import Mode, ModelRequest, ModelResponse
 from robustcall.run import answer, parse_types, plan_work
@@ -104,7 +104,7 @@ def robustcall_solver() -> Solver:
     return solve
 
 
-@scorer(metrics=[accuracy(), grouped(accuracy(), "type")])
+@scorer(metrics=[accuracy(), grouped(accuracy(), "type_display")])  # the paper's names; the code is "type"
 def robustcall_scorer() -> Scorer:
     """Our deterministic verdict: 1 correct, 0 wrong, with the error mode and detail as explanation."""
 
@@ -146,7 +146,12 @@ def robustbench_task(bench: str | None = None, types: str | list[str] = "all", l
             id=it.sample.id,
             input=it.sample.conversation[it.sample.last_user_index()].content,
             target=json.dumps([g.model_dump(mode="json") for g in it.sample.golden_answers], ensure_ascii=False),
-            metadata={"type": it.type, "benchmark": it.sample.benchmark, RECORD: it.sample.model_dump(mode="json")},
+            metadata={
+                "type": it.type,
+                "type_display": type_info(it.type).display,
+                "benchmark": it.sample.benchmark,
+                RECORD: it.sample.model_dump(mode="json"),
+            },
         )
         for it in items
     ]

@@ -7,6 +7,7 @@ import html
 from robustcall.core import TYPES
 from robustcall.metrics import Estimate, FaultMetrics
 from robustcall.report._card_model import Card
+from robustcall.report._card_verdict import card_verdict
 from robustcall.report._svg import COMPONENT_COLOURS, Bar, hbars
 from robustcall.report._table import Table
 from robustcall.report._write import STYLE
@@ -25,6 +26,13 @@ def _e(est: Estimate) -> str:
 
 def _f(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
+
+
+def _count(x: float | None) -> str:
+    """A count per episode: whole ones as integers (15, not 15.000), means to two decimals."""
+    if x is None:
+        return "—"
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
 
 
 def _figure(svg: str, caption: str) -> str:
@@ -108,7 +116,7 @@ def _pipe(card: Card) -> str:
         ir = e.interface_reliance
         rows.append(
             [env, *(_f(e.levels[lv].score) for lv in ("origin", "synonym", "symbol", "dual")), _f(e.delta)]
-            + [_f(e.levels[lv].legacy_calls) for lv in ("synonym", "symbol")]
+            + [_count(e.levels[lv].legacy_calls) for lv in ("synonym", "symbol")]
             + [_f(ir.get(a)) for a in ("0.5", "1", "2")]
         )
     fig = _figure(
@@ -157,22 +165,27 @@ def _faults(card: Card) -> str:
 def card_page(card: Card) -> str:
     """The card as one HTML page (every figure an inline SVG in a ``<figure>`` with its caption)."""
     title = f"Robustness card: {card.model}"
+    verdict = f"<p class='verdict'><b>{html.escape(card_verdict(card))}</b></p>"
     head = (
         f"<p>Protocol <b>{html.escape(card.protocol)}</b>, budget <b>{html.escape(card.budget)}</b>, seed "
         f"{card.seed}; RobustBench-TC answered by <code>{html.escape(card.model)}</code>, PIPE and fault "
         f"episodes by <code>{html.escape(card.env_model)}</code>; "
-        f"{card.robustbench.infra_errors} infrastructure errors. Runs: "
+        f"{card.robustbench.infra_errors} infrastructure errors.</p>"
+    )
+    runs = (
+        "<h2>Runs</h2><p>The card's run folders (what <code>robustcall compare</code> pairs): "
         + ", ".join(f"<code>{html.escape(r)}</code>" for r in card.runs)
         + "</p>"
     )
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{STYLE}{_CARD_STYLE}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1>{head}"
+        f"<h1>{html.escape(title)}</h1>{verdict}{head}"
         f"<h2>RobustBench-TC: profile over the POMDP components</h2>{_profile(card)}"
         f"<h2>Per perturbation type</h2>{_types(card)}"
         f"<h2>Beside the paper's reference models</h2>{_placement(card)}"
         f"<h2>PIPE: renamed interfaces</h2>{_pipe(card)}"
         f"<h2>Fault injection</h2>{_faults(card)}"
+        f"{runs}"
         "</body></html>\n"
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from robustcall.core import DEFAULTS, Sample
+from robustcall.core import DEFAULTS, Sample, progress
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.rewards._sampling import Draw, sample_outputs
 
@@ -25,6 +25,8 @@ async def draw_all(
     ``concurrency`` requests in flight at once."""
     gate = asyncio.Semaphore(max(1, concurrency))
     requests = asyncio.Semaphore(max(1, concurrency))
+    told = progress()  # progress lines in a log
+    told.start("best-of-n draws", len(samples) * (1 + n), unit="draws")
 
     async def one(sample: Sample) -> tuple[Draw, list[Draw]]:
         async with gate:
@@ -38,6 +40,7 @@ async def draw_all(
                 if n
                 else []
             )
+            told.advance(1 + len(draws), infra=sum(d.error is not None for d in [greedy, *draws]))
             return greedy, draws
 
     try:

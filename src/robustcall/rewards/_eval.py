@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robustcall.core import Message, ToolSpec
+from robustcall.core import Message, ToolSpec, progress
 from robustcall.rewards._judge import JudgeScorer
 from robustcall.rewards._scorers import OutputScorer
 from robustcall.rewards._types import RewardPair
@@ -62,22 +62,28 @@ def _inputs(r: RewardPair) -> tuple[list[Message], list[ToolSpec]]:
 
 
 def eval_pointwise(
-    scorer: OutputScorer, records: Sequence[RewardPair], progress: Callable[[int], None] | None = None
+    scorer: OutputScorer, records: Sequence[RewardPair], on_pair: Callable[[int], None] | None = None
 ) -> PairwiseResult:
     res = PairwiseResult(scorer.name)
+    told = progress()  # progress lines in a log
+    told.start(f"rm eval {scorer.name}", len(records), unit="pairs")
     for i, r in enumerate(records):
         conv, tools = _inputs(r)
         chosen, rejected = scorer.score(conv, tools, [r.chosen_output, r.rejected_output])
         res.add(r.error_type, chosen > rejected)
-        if progress is not None:
-            progress(i + 1)
+        told.advance()
+        if on_pair is not None:
+            on_pair(i + 1)
     return res
 
 
 def eval_judge(judge: JudgeScorer, records: Sequence[RewardPair]) -> PairwiseResult:
     jobs = [(r.conversation, r.tools, r.chosen_output, r.rejected_output, r.test_id) for r in records]
     res = PairwiseResult(judge.name, unparseable=0)
-    for r, v in zip(records, judge.compare_many(jobs), strict=True):
+    told = progress()  # progress lines in a log
+    told.start(f"rm eval {judge.name}", len(records), unit="pairs")
+    verdicts = judge.compare_many(jobs, on_verdict=lambda _: told.advance())
+    for r, v in zip(records, verdicts, strict=True):
         if v.side is None:
             res.unparseable = (res.unparseable or 0) + 1
         res.add(r.error_type, v.first_wins is True)

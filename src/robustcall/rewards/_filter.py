@@ -14,16 +14,21 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from robustcall.core import Sample
+from robustcall.core import Sample, progress
 from robustcall.formats import render_calls, render_messages, sample_format
 from robustcall.rewards._output import calls_text
 from robustcall.rewards._scorers import OutputScorer
 
 
 def score_corpus(scorer: OutputScorer, samples: Sequence[Sample]) -> list[float]:
-    return [
-        scorer.score(s.conversation, s.tools, [calls_text([g.as_call() for g in s.golden_answers])])[0] for s in samples
-    ]
+    """The scorer's score of each sample's target, in sample order."""
+    told = progress()  # progress lines in a log
+    told.start(f"rm filter {scorer.name}", len(samples), unit="examples")
+    scores = []
+    for s in samples:
+        scores.append(scorer.score(s.conversation, s.tools, [calls_text([g.as_call() for g in s.golden_answers])])[0])
+        told.advance()
+    return scores
 
 
 def keep_top(scores: Sequence[float], fraction: float) -> list[int]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
@@ -97,20 +98,28 @@ class JudgeScorer:
         return PairVerdict(first_is_a, parse_verdict(text), text)
 
     async def acompare_many(
-        self, jobs: list[tuple[list[dict[str, Any]], list[dict[str, Any]], str, str, str]]
+        self,
+        jobs: list[tuple[list[dict[str, Any]], list[dict[str, Any]], str, str, str]],
+        on_verdict: Callable[[PairVerdict], None] | None = None,
     ) -> list[PairVerdict]:
+        """Every job's verdict, in job order; ``on_verdict`` is told of each as it comes."""
         gate = asyncio.Semaphore(self.concurrency)
 
         async def one(job: tuple[list[dict[str, Any]], list[dict[str, Any]], str, str, str]) -> PairVerdict:
             async with gate:
-                return await self.acompare(*job)
+                verdict = await self.acompare(*job)
+            if on_verdict is not None:
+                on_verdict(verdict)
+            return verdict
 
         return list(await asyncio.gather(*(one(j) for j in jobs)))
 
     def compare_many(
-        self, jobs: list[tuple[list[dict[str, Any]], list[dict[str, Any]], str, str, str]]
+        self,
+        jobs: list[tuple[list[dict[str, Any]], list[dict[str, Any]], str, str, str]],
+        on_verdict: Callable[[PairVerdict], None] | None = None,
     ) -> list[PairVerdict]:
-        return self._loop.run_until_complete(self.acompare_many(jobs))
+        return self._loop.run_until_complete(self.acompare_many(jobs, on_verdict))
 
     def score(self, conversation: list[Message], tools: list[ToolSpec], outputs: list[str]) -> list[float]:
         if len(outputs) < 2:

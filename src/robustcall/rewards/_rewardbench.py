@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import DEFAULTS, JsonlError, Message, Sample, ToolCall, seeded_rng, validate_line
+from robustcall.core import DEFAULTS, JsonlError, Message, Sample, ToolCall, progress, seeded_rng, validate_line
 from robustcall.models import DEFAULT_CONCURRENCY, ChatModel
 from robustcall.rewards._errors import classify_error
 from robustcall.rewards._mutate import mutate
@@ -165,6 +165,8 @@ async def draw_pool(
     gate = asyncio.Semaphore(max(1, concurrency))
     requests = asyncio.Semaphore(max(1, concurrency))  # in flight, over every generator
     out: dict[str, list[tuple[str, str]]] = {}
+    told = progress()  # progress lines in a log
+    told.start("generator pool", len(samples) * len(generators) * per_generator, unit="draws")
 
     async def one(sample: Sample) -> None:
         async with gate:
@@ -186,6 +188,7 @@ async def draw_pool(
                         stats.failed_draws += 1
                     else:
                         got.append((model.name, d.text))
+                told.advance(len(draws), infra=sum(d.error is not None for d in draws))
             out[sample.id] = got
 
     await asyncio.gather(*(one(s) for s in samples))

@@ -39,6 +39,7 @@ from robustcall.run._plan import (
     trial_seed,
     with_trials,
 )
+from robustcall.run._request_digest import request_digest
 from robustcall.run._rundir import RESUME_IDENTITY, resume_meta, settings_meta, write_meta
 from robustcall.run._shard import MergeError, file_digest, merge_runs, parse_shard, shard_items
 
@@ -84,6 +85,7 @@ __all__ = [
     "read_trajectories",
     "record_key",
     "replay_run",
+    "request_digest",
     "resume_meta",
     "run_episode",
     "run_episodes",

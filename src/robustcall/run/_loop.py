@@ -29,6 +29,7 @@ from robustcall.core import (
     InputError,
     JsonlAppender,
     RunFailed,
+    progress,
     read_checkpoint,
     remove_stale_tmp,
     write_jsonl,
@@ -154,6 +155,8 @@ async def run_loop(
     stats.already_done = len(units) - len(todo)
     del done
     pending = iter(todo)  # shared by the workers; the loop is single-threaded
+    told = progress()  # progress lines in a log (the CLI listens when stdout is not a terminal)
+    told.start(str(path.parent), len(units), done=stats.already_done, unit="records" if what == "predictions" else what)
     watch = FailureWatch(stop_after)  # every attempt's failure, from the model client and from records
 
     # Everything alive now (the units above all) lives through the run: freezing it keeps the
@@ -217,6 +220,7 @@ async def run_loop(
                     lines.append(outcome.line)
                     stats.answered += 1
                     reason = outcome.infra
+                    told.advance(infra=int(reason is not None))
                     if reason is not None:
                         stats.infra_errors += 1
                         stats.infra_ids.append(outcome.ident)

@@ -13,7 +13,7 @@ from robustcall.models.local._artifacts import (
     check,
     local_paths,
 )
-from robustcall.models.local._model import LOCAL_NAME, LocalModel, LocalModelNotReady
+from robustcall.models.local._model import LOCAL_NAME, PORT_ENV, LocalModel, LocalModelNotReady, env_port
 from robustcall.models.local._server import LlamaServer, ServerStartError, free_port
 from robustcall.models.local._setup import (
     SetupError,
@@ -34,6 +34,7 @@ __all__ = [
     "MODEL_SHA256",
     "MODEL_SIZE",
     "MODEL_WHEELS",
+    "PORT_ENV",
     "TEMPLATE",
     "LlamaServer",
     "LocalModel",
@@ -47,6 +48,7 @@ __all__ = [
     "check",
     "ensure_model",
     "ensure_server",
+    "env_port",
     "free_port",
     "install_server",
     "local_paths",

