@@ -13,11 +13,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+# the longest model text parsed for calls, defined with the record schema (a record keeps that much
+# of a longer text); every reader is linear, PARSE_WORK_FACTOR bounds how often they re-read a text
+from robustcall.core._model import MAX_PARSE_CHARS as MAX_PARSE_CHARS
+
 T = TypeVar("T")
 
-MAX_PARSE_CHARS = 100_000
-"""Longest model text parsed for calls (about 25,000 tokens; Table 15 allows 1,024 output tokens).
-Every reader is linear; :data:`PARSE_WORK_FACTOR` bounds how often they re-read a text."""
 MAX_NESTING = 100
 """Deepest bracket nesting parsed, in text and in structured arguments (BFCL's deepest golden answer
 nests 4 levels; pydantic refuses to serialise past 255, which would stop the record writer)."""

@@ -58,6 +58,8 @@ def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
     pred = rec.prediction
     if pred.error_kind == "infra" or (pred.tool_calls and not pred.raw_output):
         return rec
+    if pred.raw_output_cut is not None:  # the whole text was longer than the parser reads: no calls
+        return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": []})})
     calls = parse_tool_calls(pred.raw_output, sample_format(rec), rec.tools).calls
     if mode == "fc" and calls:
         from robustcall.models import unwire_calls
