@@ -13,6 +13,7 @@ from robustcall.core._errors import (
 )
 from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, stable_hash
 from robustcall.core._jsonl import (
+    TORN_LAST_LINE,
     JsonlAppender,
     JsonlError,
     atomic_write_bytes,
@@ -20,11 +21,13 @@ from robustcall.core._jsonl import (
     dump_record,
     iter_checkpoint,
     iter_json_lines,
+    json_line,
     jsonl_lines,
     open_jsonl,
     read_checkpoint,
     read_jsonl,
     remove_stale_tmp,
+    torn_last_line,
     validate_line,
     write_jsonl,
 )
@@ -151,6 +154,7 @@ __all__ = [
     "SUMMARY",
     "TABLE2_STATS",
     "TAXONOMY",
+    "TORN_LAST_LINE",
     "TRAJECTORIES",
     "TRANSITION_MESSAGES",
     "TRANSITION_TYPES",
@@ -214,6 +218,7 @@ __all__ = [
     "is_read",
     "iter_checkpoint",
     "iter_json_lines",
+    "json_line",
     "jsonl_lines",
     "load_config_file",
     "name_words",
@@ -235,6 +240,7 @@ __all__ = [
     "scored_verdict",
     "seeded_rng",
     "stable_hash",
+    "torn_last_line",
     "type_file",
     "type_info",
     "validate_line",

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 # the longest model text parsed for calls, defined with the record schema (a record keeps that much
 # of a longer text); every reader is linear, PARSE_WORK_FACTOR bounds how often they re-read a text
-from robustcall.core._model import MAX_PARSE_CHARS as MAX_PARSE_CHARS
+from robustcall.core import MAX_PARSE_CHARS as MAX_PARSE_CHARS
 
 T = TypeVar("T")
 

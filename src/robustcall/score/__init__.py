@@ -14,7 +14,7 @@ from robustcall.score._rules import (
     rotbench_stages,
     step_names,
 )
-from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run
+from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run, torn_predictions
 from robustcall.score._scorer import (
     SCORERS,
     SampleScorer,
@@ -59,5 +59,6 @@ __all__ = [
     "standardize",
     "step_names",
     "to_verdict",
+    "torn_predictions",
     "validate_run_dir",
 ]

@@ -15,6 +15,7 @@ from robustcall.core import (
     SCORER_VERSION,
     SCORES,
     SUMMARY,
+    TORN_LAST_LINE,
     InputError,
     MissingInputError,
     PredictionRecord,
@@ -26,6 +27,7 @@ from robustcall.core import (
     open_jsonl,
     read_run_meta,
     record_key,
+    torn_last_line,
     write_jsonl,
 )
 from robustcall.formats import parse_tool_calls, sample_format
@@ -50,6 +52,16 @@ def run_mode(run_dir: Path) -> str | None:
     """The ``mode`` a run asked in (``run.json``), ``None`` when it does not say."""
     meta = _meta_of(run_dir)
     return None if meta is None else meta.mode
+
+
+def torn_predictions(run_dir: Path) -> str | None:
+    """What to say before scoring a run whose predictions.jsonl ends in a torn line (a run killed
+    mid-write; scoring cuts it, as a resume does), else ``None``."""
+    path = run_dir / PREDICTIONS
+    line = torn_last_line(path)
+    if line is None:
+        return None
+    return f"{path}:{line}: {TORN_LAST_LINE} (a run killed mid-write) cut, not scored; `--resume` asks it again"
 
 
 def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
