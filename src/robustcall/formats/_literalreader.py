@@ -171,20 +171,21 @@ def _literal(toks: list[str], i: int, depth: int, done: list[tuple[int, int, Any
         while True:
             if toks[i][:1] == "[" or toks[i][:1] == "{":
                 raise Bail(i)  # an unhashable key: declined before it is read
-            k = toks[i]
-            if toks[i + 1] == ":" and _plain_string(k):  # the common key, read without a call
-                k = k[1:-1]
+            key: Any  # any hashable value (typed so for mypyc: a string token is only the common case)
+            t = toks[i]
+            if toks[i + 1] == ":" and _plain_string(t):  # the common key, read without a call
+                key = t[1:-1]
                 i += 1
             else:
-                k, i = _literal(toks, i, depth, done)
-                if isinstance(k, list | dict) or toks[i] != ":":
+                key, i = _literal(toks, i, depth, done)
+                if isinstance(key, list | dict) or toks[i] != ":":
                     raise Bail(i)  # a call's value is a dict: unhashable too
             t = toks[i + 1]
             if _plain_int(t):  # as in a list
-                d[k] = int(t)
+                d[key] = int(t)
                 i += 2
             else:
-                d[k], i = _literal(toks, i + 1, depth, done)
+                d[key], i = _literal(toks, i + 1, depth, done)
             i = _after_item(toks, i, "}")
             if i < 0:
                 done.append((first, -i - 1, d))
