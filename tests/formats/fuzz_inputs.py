@@ -115,6 +115,15 @@ def _nest(kinds: str, depth: int, fill: str = "", close: bool = True) -> str:
     return opens + fill + closes
 
 
+_SPECIALS = ("NaN", "Infinity", "1e400")
+"""Numbers Python's JSON decoder reads (JSON itself has none of them): NaN, inf and inf."""
+
+
+def _special_call(chars: int) -> str:
+    """A call whose argument is a list of :data:`_SPECIALS`, about ``chars`` characters of them."""
+    return '{"name": "f", "arguments": {"a": [' + ", ".join(_SPECIALS[i % 3] for i in range(max(1, chars // 8))) + "]}}"
+
+
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "quote_braces": lambda k: "'" + _nest("{", k // 2),
     "dquote_braces": lambda k: '"' + _nest("{", k // 2),
@@ -149,11 +158,22 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
         "It's f(k=" + _nest("{", min(k // 4, 4_990), " word" * ((k - 2 * min(k // 4, 4_990)) // 5)) + ")"
     ),
     "bound_fragments": lambda k: ('[f(a=1)] \'[{"a": ' * min(k // 17, 1_600) + " word" * k)[:k],
+    # issue 43: a long value inside a span that fails at its last characters, read once (the
+    # JSON decoder fails at the trailing comma; Python reads NaN as a name, 1e400 as inf)
+    "json_specials_list": lambda k: (
+        '{"name": "f", "arguments": {"a": [' + ", ".join(_SPECIALS[i % 3] for i in range((k - 40) // 8)) + ", ]}, x}"
+    ),
+    "json_specials_calls": lambda k: "[" + ", ".join([_special_call(60)] * min(k // 100, 999)) + ", }]",
+    "repeated_keys_tag": lambda k: (
+        '<tool_call>\n{"name": "f", "arguments": {' + '"a":1, ' * ((k - 60) // 7) + '"a": }}\n</tool_call>'
+    ),
 }
 """Shapes of issue 34 and its family: an opened, never closed quote (which hides the brackets after
 it from the depth bound's scan) before deep nestings of every bracket kind, with colons, hashes,
 escapes, digits, keyword arguments and strings inside, inside a code fence, a tag or a ReAct step;
-values and failures far inside; chains of spans that each fail for a reason of their own. As
+values and failures far inside; chains of spans that each fail for a reason of their own; long
+values (JSON ``NaN`` / ``Infinity`` / ``1e400`` in many calls, 12,500 repeated keys in a tag) inside
+a span that fails at its end (issue 43). As
 functions of a length (1 KB, 10 KB and 99 KB in the tests and the benchmark)."""
 ADVERSARIAL_SIZES = (1_000, 10_000, 99_000)
 

@@ -288,8 +288,11 @@ def _score_and_print(out: Path, reparse: bool, resamples: int, seed: int, resamp
 
     if resampling not in RESAMPLINGS:
         raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
-    from robustcall.score import GoldenModeError
+    from robustcall.score import GoldenModeError, torn_predictions
 
+    torn = torn_predictions(out)
+    if torn is not None:
+        typer.echo(f"note: {torn}", err=True)
     try:
         _, summary = score_run(out, reparse_text=reparse, resamples=resamples, seed=seed, resampling=resampling)
     except GoldenModeError as exc:  # a record this scorer cannot judge: say which, no traceback

@@ -39,12 +39,15 @@ def register(app: typer.Typer) -> None:
         from robustcall.core import SCORES
         from robustcall.metrics import RESAMPLINGS
         from robustcall.report import write_report
-        from robustcall.score import score_run
+        from robustcall.score import score_run, torn_predictions
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
         for run in runs:  # a report reads what `score` wrote: score the runs that have not been scored
             if not (run / SCORES).is_file():
+                torn = torn_predictions(run)
+                if torn is not None:
+                    typer.echo(f"note: {torn}", err=True)
                 score_run(run, resamples=0, seed=seed)
         files = write_report(
             runs,

@@ -43,15 +43,50 @@ def open_jsonl(path: Path | str) -> TextIO:
 
 
 def iter_json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, parsed_json)`` for every non-blank line."""
-    with open_jsonl(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
+    """Yield ``(line_number, parsed_json)`` for every non-blank line (lines end at ``\n`` only)."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
                 continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise JsonlError(path, lineno, f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+            yield lineno, json_line(path, lineno, raw)
+
+
+def json_line(path: Path | str, lineno: int, raw: bytes) -> Any:
+    """The JSON value of one line of a JSONL file, read as UTF-8 (JSONL's encoding: ``json.loads``
+    would guess another from the bytes, and name a ``utf-16-le`` codec for a binary line); raises
+    ``JsonlError`` naming the file and line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonlError(
+            path, lineno, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonlError(path, lineno, f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+TORN_LAST_LINE = "torn last line"
+"""What ``validate``, ``score`` and ``report`` call a last line without its newline (a run killed
+mid-write leaves one)."""
+
+
+def torn_last_line(path: Path | str, block: int = 1 << 20) -> int | None:
+    """The number of ``path``'s last line when it is torn (no newline after it: what a process
+    killed mid-write leaves), else ``None`` (also for an empty or absent file)."""
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size == 0:
+        return None
+    with open(p, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return None
+        fh.seek(0)
+        lines = 1
+        while chunk := fh.read(block):
+            lines += chunk.count(b"\n")
+    return lines
 
 
 def read_jsonl(path: Path | str, model: type[M]) -> list[M]:
@@ -92,12 +127,7 @@ def iter_checkpoint(path: Path | str, model: type[M]) -> Iterator[M]:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
-            try:
-                obj = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-                raise JsonlError(p, lineno, f"invalid JSON ({msg})") from None
-            yield validate_line(p, lineno, obj, model)
+            yield validate_line(p, lineno, json_line(p, lineno, raw), model)
 
 
 def _cut_torn_tail(p: Path, block: int = 1 << 16) -> None:

@@ -7,6 +7,7 @@ Prediction records are a sample plus a ``prediction`` block.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, field_validator
@@ -186,11 +187,41 @@ class Sample(_Record):
         raise ValueError(f"sample {self.id} has no user turn")
 
 
+MAX_PARSE_CHARS = 100_000
+"""Longest model text parsed for calls (about 25,000 tokens; Table 15 allows 1,024 output tokens);
+a longer one is refused unread (``formats``). A record keeps at most this much of a model's text
+(:class:`OutputCut`)."""
+
+
+class OutputCut(_Record):
+    """A model text longer than :data:`MAX_PARSE_CHARS`, of which the record keeps the first
+    :data:`MAX_PARSE_CHARS` characters (a 10 MB answer made a 12 MB line of predictions.jsonl, and
+    the parser reads none of it: it refuses the text for its length). Says what the whole text was."""
+
+    chars: int
+    """The whole text's length in characters."""
+    sha256: str
+    """The sha256 of the whole text, UTF-8 encoded (lone surrogates as ``surrogatepass`` writes them)."""
+
+
+def cut_output(text: str) -> tuple[str, OutputCut | None]:
+    """What a record keeps of a model's ``text``: all of it, or its first :data:`MAX_PARSE_CHARS`
+    characters and an :class:`OutputCut` of the whole."""
+    if len(text) <= MAX_PARSE_CHARS:
+        return text, None
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return text[:MAX_PARSE_CHARS], OutputCut(chars=len(text), sha256=digest)
+
+
 class Prediction(_Record):
     """What a model did on one sample."""
 
     raw_output: str = ""
-    """The text the model returned on the scored pass."""
+    """The text the model returned on the scored pass (its first :data:`MAX_PARSE_CHARS` characters
+    in a file when ``raw_output_cut`` is set)."""
+    raw_output_cut: OutputCut | None = None
+    """Set when ``raw_output`` is longer than the parser reads and the record keeps only its
+    beginning (run format 2; no older file has it: there ``raw_output`` is whole)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     """Calls parsed from ``raw_output`` (or read from structured ``tool_calls``). ``null`` in a file
     (as released prediction files write it) reads as not given: ``[]``; replay and ``score --reparse``
@@ -201,8 +232,23 @@ class Prediction(_Record):
     transition_injected: bool | None = None
     """Transition types only: whether pass 1 called a tool, so that the error was injected."""
     pass1_raw_output: str | None = None
+    pass1_raw_output_cut: OutputCut | None = None
+    """As ``raw_output_cut``, for ``pass1_raw_output``."""
     pass1_tool_calls: list[ToolCall] | None = None
     latency_s: float | None = None
+
+    def kept(self) -> Prediction:
+        """This prediction as a file keeps it: each text longer than :data:`MAX_PARSE_CHARS` cut to
+        its beginning, with an :class:`OutputCut` of the whole (itself when no text is that long)."""
+        long_pass1 = self.pass1_raw_output is not None and len(self.pass1_raw_output) > MAX_PARSE_CHARS
+        if len(self.raw_output) <= MAX_PARSE_CHARS and not long_pass1:
+            return self
+        update: dict[str, Any] = {}
+        if len(self.raw_output) > MAX_PARSE_CHARS:
+            update["raw_output"], update["raw_output_cut"] = cut_output(self.raw_output)
+        if long_pass1 and self.pass1_raw_output is not None:
+            update["pass1_raw_output"], update["pass1_raw_output_cut"] = cut_output(self.pass1_raw_output)
+        return self.model_copy(update=update)
 
     @field_validator("tool_calls", mode="before")
     @classmethod
@@ -227,7 +273,8 @@ def prediction_line(sample: Sample, prediction: Prediction, model: str, trial: i
     """The predictions-file line of ``PredictionRecord(**sample, prediction=..., model=..., trial=...)``,
     byte for byte, without building and validating that record again (the run loop's hot path):
     the record's fields are the sample's followed by ``prediction``, ``model`` and ``trial`` (absent
-    when ``None``)."""
+    when ``None``). A text longer than the parser reads is kept cut (:meth:`Prediction.kept`)."""
+    prediction = prediction.kept()
     if type(sample) is not Sample:  # a subclass carries fields of its own: take the slow, sure path
         record = PredictionRecord(**{**dict(sample), "prediction": prediction, "model": model, "trial": trial})
         return record.model_dump_json(by_alias=True, exclude_none=True)

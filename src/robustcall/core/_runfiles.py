@@ -46,10 +46,15 @@ MANIFEST = "manifest.json"
 CLEAN_SAMPLES = "clean.jsonl"
 """A built benchmark's clean samples; each static type's samples are in :func:`type_file`."""
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """The run-directory format this robustcall writes and the newest it reads. Bump it when a file's
 layout changes so that an older reader would misread it (a renamed or re-typed field, a new file
-that must be read); adding an optional field does not need a bump."""
+that must be read); adding an optional field does not need a bump.
+
+2 (issue 43): a prediction's ``raw_output`` / ``pass1_raw_output`` longer than the parser reads is
+kept cut to its first ``MAX_PARSE_CHARS`` characters, with ``raw_output_cut`` (its whole length and
+sha256) beside it: a reader that ignored that field would take the cut text for the answer.
+1: ``format_version`` and the versions written into every metadata file."""
 
 SCORER_VERSION = 1
 """The verdict rules of this robustcall (``score``): bump it whenever a change to a scorer, a

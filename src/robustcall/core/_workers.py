@@ -7,9 +7,16 @@ process pool costs the loop's own process several times more per record (picklin
 the calls), and a thread reading the slowest answers (compiled or not) still lets the loop run
 every few milliseconds.
 
-Two lanes of as many threads as the CPUs: texts up to ``LONG_TEXT_CHARS`` characters in one, longer
-ones in the other, so that a run of long (possibly slow) answers never queues the ordinary ones
-behind it. Results do not depend on the lane or the thread: the readers are pure functions of
+Two lanes: texts up to ``LONG_TEXT_CHARS`` characters in as many threads as the CPUs, longer ones in
+as many worker processes, so that a run of long (possibly slow) answers never queues the ordinary
+ones behind it. Long answers go to processes because a thread holds the interpreter's lock while it
+reads: ten hostile 99 KB answers read in threads kept the loop (and the ordinary answers' threads)
+waiting for the lock at every turn, and ordinary records were written up to 0.13-0.53 s late
+(issue 43; ``benchmarks/hostile_neighbours.py``). A process costs pickling the call (about 0.1 ms
+for a 100 KB text, on the loop) and, once per worker and run, starting it (``_procworkers``);
+ordinary answers never pay it. A call that cannot be pickled (a closure), or a worker that died,
+reads in a thread as before.
+Results do not depend on the lane, the thread or the process: the readers are pure functions of
 their input.
 """
 
@@ -18,10 +25,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import pickle
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
+
+from robustcall.core._procworkers import WorkerLost, worker_pool
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -51,8 +61,24 @@ def _pool(long: bool) -> ThreadPoolExecutor:
     return pool
 
 
+def _pickled(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | None:
+    """The call as a worker process takes it, or ``None`` when it does not pickle (a closure, a
+    lambda: the thread lane reads it)."""
+    try:
+        return pickle.dumps((fn, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+
+
 async def in_worker(fn: Callable[P, T], size: int, /, *args: P.args, **kwargs: P.kwargs) -> T:
-    """``fn(*args, **kwargs)`` in a worker thread; ``size``: the length of the text it reads
-    (which lane, ``LONG_TEXT_CHARS``)."""
+    """``fn(*args, **kwargs)`` off the event loop; ``size``: the length of the text it reads (which
+    lane, ``LONG_TEXT_CHARS``: a thread, or past it a worker process)."""
     loop = asyncio.get_running_loop()
+    if size > LONG_TEXT_CHARS:
+        blob = _pickled(fn, args, kwargs)
+        if blob is not None:
+            try:  # a long-lane thread waits for a worker process (starting one at first)
+                return cast(T, await loop.run_in_executor(_pool(True), worker_pool(cpu_count()).call, blob))
+            except WorkerLost:  # it died (killed, out of memory) or would not start: read it here
+                pass
     return await loop.run_in_executor(_pool(size > LONG_TEXT_CHARS), functools.partial(fn, *args, **kwargs))

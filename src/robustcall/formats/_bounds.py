@@ -13,11 +13,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+# the longest model text parsed for calls, defined with the record schema (a record keeps that much
+# of a longer text); every reader is linear, PARSE_WORK_FACTOR bounds how often they re-read a text
+from robustcall.core import MAX_PARSE_CHARS as MAX_PARSE_CHARS
+
 T = TypeVar("T")
 
-MAX_PARSE_CHARS = 100_000
-"""Longest model text parsed for calls (about 25,000 tokens; Table 15 allows 1,024 output tokens).
-Every reader is linear; :data:`PARSE_WORK_FACTOR` bounds how often they re-read a text."""
 MAX_NESTING = 100
 """Deepest bracket nesting parsed, in text and in structured arguments (BFCL's deepest golden answer
 nests 4 levels; pydantic refuses to serialise past 255, which would stop the record writer)."""
@@ -105,7 +106,7 @@ yields walks the whole heap (a 12,000-call list took 44-56 ms with collections, 
 
 
 class _Account:
-    __slots__ = ("ast_left", "gc_paused", "left", "recent", "spans", "spent")
+    __slots__ = ("ast_left", "gc_paused", "left", "recent", "spans", "spent", "views")
 
     def __init__(self, chars: int) -> None:
         self.left = float(PARSE_WORK_FACTOR * chars + PARSE_WORK_FLOOR)
@@ -113,6 +114,7 @@ class _Account:
         self.recent: dict[str, list[tuple[str, Any]]] = {}
         self.spent: dict[str, float] = {}  # characters read, per reader (what the tests meter)
         self.spans: dict[tuple[int, int, int], tuple[str, Any]] = {}  # see span_memo
+        self.views: dict[int, tuple[str, str, int]] = {}  # see note_slice
         self.gc_paused = chars >= GC_PAUSE_CHARS and gc.isenabled()  # else paused by the caller, or short
         if self.gc_paused:
             gc.disable()
@@ -168,6 +170,28 @@ def span_memo() -> dict[tuple[int, int, int], tuple[str, Any]] | None:
     body read in place, then the whole text): a span's literal reading is done once."""
     account: _Account | None = getattr(_work, "account", None)
     return account.spans if account is not None else None
+
+
+def note_slice(part: str, text: str, offset: int) -> None:
+    """Say that ``part`` is ``text[offset : offset + len(part)]`` (a tag's body, copied out), so that
+    the open parse reads its spans in place in ``text`` (:func:`in_place`): the JSON variant reads
+    the same spans of the whole text again, and a span's literal reading is then done once."""
+    account: _Account | None = getattr(_work, "account", None)
+    if account is not None and part is not text:
+        base, off = in_place(text)
+        account.views[id(part)] = (part, base, offset + off)
+
+
+def in_place(part: str) -> tuple[str, int]:
+    """``(text, offset)``: the text ``part`` was noted a slice of (:func:`note_slice`) and where it
+    starts there; ``(part, 0)`` for any other string."""
+    account: _Account | None = getattr(_work, "account", None)
+    if account is None or not account.views:
+        return part, 0
+    view = account.views.get(id(part))
+    if view is None or view[0] is not part:  # an id is only ever the noted string's while it lives
+        return part, 0
+    return view[1], view[2]
 
 
 def ast_allowed(chars: int) -> bool:

@@ -9,7 +9,7 @@ import bisect
 import re
 from typing import Any
 
-from robustcall.formats._bounds import charge
+from robustcall.formats._bounds import charge, span_memo
 from robustcall.formats._pytokens import BARE, CONST, TOKENS, Bail, forget_names, plain_name, token_value
 from robustcall.formats._pyvalues import BareName
 
@@ -45,8 +45,9 @@ def read_literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any] | None
         toks: list[str] = TOKENS.findall(text, start, end)
         charge(end - start, "literal")
         toks.append("")  # sentinel: never a valid token
+        done: list[tuple[int, int, Any]] = []
         try:
-            value, i = _literal(toks, 0, 0)
+            value, i = _literal(toks, 0, 0, done)
             if toks[i] == "":
                 if end == stop:
                     return (value,), -1
@@ -66,15 +67,34 @@ def read_literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any] | None
             continue
         if i < 0:
             return None, -1
-        return None, _token_start(text, start, end, i)
+        return None, _failed_at(text, start, end, i, done)
 
 
-def _token_start(text: str, start: int, end: int, k: int) -> int:
-    """Where the ``k``-th token of ``text[start:end]`` starts (``end`` for the sentinel)."""
+def _failed_at(text: str, start: int, end: int, k: int, done: list[tuple[int, int, Any]]) -> int:
+    """Where the ``k``-th token of ``text[start:end]`` starts (``end`` for the sentinel), the token a
+    reading failed at; ``done`` holds the brackets the reading read whole before it (first and
+    last token, value): each is kept as its own span's reading in the open parse's span memo
+    (:func:`robustcall.formats._bounds.span_memo`), so the JSON reader, trying the spans inside
+    a failed one next, does not read them again (a 99 KB list inside an object that fails at its
+    last character: read once, not twice). Read alone, such a span gives that very value: the same
+    tokens (it starts at a token), and no deeper nesting than it had inside."""
+    memo = span_memo()
+    wanted: dict[int, int] = {k: end}  # token index -> where it starts
+    if memo is not None:
+        for first, last, _ in done:
+            wanted[first] = end
+            wanted[last] = end
     for n, m in enumerate(TOKENS.finditer(text, start, end)):
-        if n == k:
-            return m.start()
-    return end
+        if n in wanted:
+            wanted[n] = m.start()
+        if n >= k:
+            break
+    if memo is not None:
+        for first, last, value in done:
+            span = (id(text), wanted[first], wanted[last] + 1)  # the last token is its closer
+            if span not in memo:
+                memo[span] = (text, ((value,), -1))
+    return wanted[k]
 
 
 class _OddTable:
@@ -116,14 +136,16 @@ def _has_odd(text: str, start: int, stop: int) -> bool:
     return k < len(table.at) and table.at[k] < stop
 
 
-def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+def _literal(toks: list[str], i: int, depth: int, done: list[tuple[int, int, Any]]) -> tuple[Any, int]:
     """The value whose first token is ``toks[i]``, as ``_pyvalues.value_of`` gives it, and the index
-    after it. Calls with keyword arguments only are ``{name: {keyword: value}}``; ``f()`` is ``"f()"``."""
+    after it. Calls with keyword arguments only are ``{name: {keyword: value}}``; ``f()`` is ``"f()"``.
+    Each list and dict read whole is added to ``done`` as (first token, last token, value)."""
     t = toks[i]
     c = t[:1]
     if depth >= _AST_MAX_BRACKETS and (c == "[" or c == "{" or toks[i + 1] == "("):
         raise Bail(i)
     depth += 1
+    first = i
     if c == "[":
         items: list[Any] = []
         i += 1
@@ -135,10 +157,11 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
                 items.append(int(t))
                 i += 1
             else:
-                v, i = _literal(toks, i, depth)
+                v, i = _literal(toks, i, depth, done)
                 items.append(v)
             i = _after_item(toks, i, "]")
             if i < 0:
+                done.append((first, -i - 1, items))
                 return items, -i
     if c == "{":
         d: dict[Any, Any] = {}
@@ -148,12 +171,24 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         while True:
             if toks[i][:1] == "[" or toks[i][:1] == "{":
                 raise Bail(i)  # an unhashable key: declined before it is read
-            k, i = _literal(toks, i, depth)
-            if isinstance(k, list | dict) or toks[i] != ":":
-                raise Bail(i)  # a call's value is a dict: unhashable too
-            d[k], i = _literal(toks, i + 1, depth)
+            key: Any  # any hashable value (typed so for mypyc: a string token is only the common case)
+            t = toks[i]
+            if toks[i + 1] == ":" and _plain_string(t):  # the common key, read without a call
+                key = t[1:-1]
+                i += 1
+            else:
+                key, i = _literal(toks, i, depth, done)
+                if isinstance(key, list | dict) or toks[i] != ":":
+                    raise Bail(i)  # a call's value is a dict: unhashable too
+            t = toks[i + 1]
+            if _plain_int(t):  # as in a list
+                d[key] = int(t)
+                i += 2
+            else:
+                d[key], i = _literal(toks, i + 1, depth, done)
             i = _after_item(toks, i, "}")
             if i < 0:
+                done.append((first, -i - 1, d))
                 return d, -i
     if toks[i + 1] == "(":
         if not plain_name(t):
@@ -166,7 +201,7 @@ def _literal(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
             k = toks[i]
             if toks[i + 1] != "=" or "." in k or not plain_name(k) or k in args:
                 raise Bail(i)  # positional, ** or a repeated keyword (a SyntaxError to Python)
-            args[k], i = _literal(toks, i + 2, depth)
+            args[k], i = _literal(toks, i + 2, depth, done)
             i = _after_item(toks, i, ")")
             if i < 0:
                 return {t: args}, -i
@@ -188,6 +223,12 @@ def _plain_int(t: str) -> bool:
     """An ASCII decimal integer token that :func:`token_value` reads as ``int(t)`` (no leading zero, and
     short enough for ``int``): the others take the general path."""
     return t.isdigit() and t.isascii() and (t[0] != "0" or len(t) == 1) and len(t) < 4_000
+
+
+def _plain_string(t: str) -> bool:
+    """A quoted string token without escapes, which :func:`token_value` reads as ``t[1:-1]``."""
+    c = t[:1]
+    return (c == '"' or c == "'") and len(t) >= 2 and t[-1] == c and "\\" not in t
 
 
 def _no_token() -> str:

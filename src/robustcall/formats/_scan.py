@@ -15,6 +15,7 @@ from robustcall.formats._bounds import (
     ast_may,
     charge,
     check_spans_tried,
+    in_place,
     recall,
     span_memo,
 )
@@ -346,14 +347,19 @@ def _literal_at(text: str, start: int, stop: int) -> tuple[tuple[Any, int] | Non
     place by the literal reader), or ``None`` and where the literal reader failed (``-1``: not
     known, or read by ``ast``)."""
     memo = span_memo()
-    key = (id(text), start, stop)
+    # a noted slice (a tag's body) is read in place in its text: the same reading, since a span's
+    # reading depends on its characters only, and the JSON variant's reading of the text finds it
+    base, off = in_place(text)
+    key = (id(base), start + off, stop + off)
     seen = memo.get(key) if memo is not None else None
-    if seen is not None and seen[0] is text:
+    if seen is not None and seen[0] is base:
         fast, at = seen[1]
     else:
-        fast, at = read_literal_at(text, start, stop)
+        fast, at = read_literal_at(base, start + off, stop + off)
         if memo is not None:
-            memo[key] = (text, (fast, at))
+            memo[key] = (base, (fast, at))
+    if at >= 0:
+        at -= off
     if fast is not None:
         return (fast[0], stop), -1
     if not ast_may(stop - start):  # the ast budget is spent: no copy for it

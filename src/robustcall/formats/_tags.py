@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from robustcall.formats._bfcl import bfcl_calls
-from robustcall.formats._bounds import charge
+from robustcall.formats._bounds import charge, note_slice
 from robustcall.formats._jsonblob import NAME_KEYS, PARAM_KEYS, arguments_of, calls_from_value
 from robustcall.formats._scan import balanced, decode_object, json_values, loads_lenient
 from robustcall.formats._types import Ctx, RawCall
@@ -51,6 +51,7 @@ def tag_calls(text: str, ctx: Ctx) -> list[RawCall]:
             if nxt is not None and nxt.start() < stop:
                 stop = nxt.start()
             body = text[after:stop]
+            note_slice(body, text, after)  # its spans are read in place in the text (the JSON variant's)
             pos = cm.end() if cm is not None and cm.start() == stop else stop
             suffix = after if stop == len(text) else None
         if not attrs and not body.strip():

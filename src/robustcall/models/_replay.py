@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from robustcall.core import ErrorKind, ToolCall, iter_json_lines, validate_line
+from robustcall.core import ErrorKind, OutputCut, ToolCall, iter_json_lines, validate_line
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
 
 
@@ -14,11 +14,13 @@ class _StoredPrediction(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     raw_output: str = ""
+    raw_output_cut: OutputCut | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     error: str | None = None
     error_kind: ErrorKind | None = None
     transition_injected: bool | None = None
     pass1_raw_output: str | None = None
+    pass1_raw_output_cut: OutputCut | None = None
     pass1_tool_calls: list[ToolCall] | None = None
 
     @field_validator("tool_calls", mode="before")
@@ -68,13 +70,17 @@ class ReplayModel:
             text = (pred.pass1_raw_output or "") if two_pass else pred.raw_output
             calls = (pred.pass1_tool_calls or []) if two_pass else pred.tool_calls
             error, kind = (None, None) if two_pass else (pred.error, pred.error_kind)
+            cut = pred.pass1_raw_output_cut if two_pass else pred.raw_output_cut
         elif two_pass:
             text, calls, error, kind = pred.raw_output, pred.tool_calls, pred.error, pred.error_kind
+            cut = pred.raw_output_cut
         else:
             return _missing(f"sample {req.sample.id!r}: pass {req.pass_index} not in replay file {self.path}")
         # fc: the calls the run read are the answer (a text beside them, or a text with none, was not
-        # read as calls there, and re-reading it would ask for a transition's pass 2 never made)
-        structured = list(calls) if self.mode == "fc" or (not text and calls) else None
+        # read as calls there, and re-reading it would ask for a transition's pass 2 never made). A
+        # text kept cut (longer than the parser reads) is not read again either: its calls are the
+        # run's (none), and its error the run's refusal
+        structured = list(calls) if self.mode == "fc" or (not text and calls) or cut is not None else None
         return ModelResponse(text=text or "", tool_calls=structured, error=error, error_kind=kind)
 
     async def aclose(self) -> None:

@@ -21,7 +21,7 @@ from robustcall.score._rules import (
     rotbench_stages,
     step_names,
 )
-from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run
+from robustcall.score._run_dir import refuse_duplicates, reparse, run_mode, score_run, torn_predictions
 from robustcall.score._scorer import (
     CHECKED_AS,
     SCORERS,
@@ -77,5 +77,6 @@ __all__ = [
     "step_names",
     "task_of",
     "to_verdict",
+    "torn_predictions",
     "validate_run_dir",
 ]

@@ -15,6 +15,7 @@ from robustcall.core import (
     SCORER_VERSION,
     SCORES,
     SUMMARY,
+    TORN_LAST_LINE,
     InputError,
     MissingInputError,
     PredictionRecord,
@@ -25,6 +26,7 @@ from robustcall.core import (
     iter_checkpoint,
     open_jsonl,
     read_run_meta,
+    torn_last_line,
     trial_key,
     write_jsonl,
 )
@@ -52,12 +54,24 @@ def run_mode(run_dir: Path) -> str | None:
     return None if meta is None else meta.mode
 
 
+def torn_predictions(run_dir: Path) -> str | None:
+    """What to say before scoring a run whose predictions.jsonl ends in a torn line (a run killed
+    mid-write; scoring cuts it, as a resume does), else ``None``."""
+    path = run_dir / PREDICTIONS
+    line = torn_last_line(path)
+    if line is None:
+        return None
+    return f"{path}:{line}: {TORN_LAST_LINE} (a run killed mid-write) cut, not scored; `--resume` asks it again"
+
+
 def reparse(rec: PredictionRecord, mode: str | None = None) -> PredictionRecord:
     """The record with its tool calls parsed again from ``raw_output`` (structured fc calls kept);
     ``mode="fc"``: the text answered an fc request, so wire aliases are read back as tool names."""
     pred = rec.prediction
     if pred.error_kind == "infra" or (pred.tool_calls and not pred.raw_output):
         return rec
+    if pred.raw_output_cut is not None:  # the whole text was longer than the parser reads: no calls
+        return rec.model_copy(update={"prediction": pred.model_copy(update={"tool_calls": []})})
     calls = parse_tool_calls(pred.raw_output, sample_format(rec), rec.tools).calls
     if mode == "fc" and calls:
         from robustcall.models import unwire_calls

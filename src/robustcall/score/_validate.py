@@ -23,8 +23,10 @@ from robustcall.core import (
     RUN_META,
     SCORES,
     SUMMARY,
+    TORN_LAST_LINE,
     TRAJECTORIES,
     BenchManifest,
+    JsonlError,
     NewerFormatError,
     PredictionRecord,
     RunMeta,
@@ -34,6 +36,7 @@ from robustcall.core import (
     Verdict,
     VersionedMeta,
     file_sha256,
+    json_line,
     parse_meta,
     record_key,
     type_file,
@@ -107,14 +110,16 @@ def _lines(path: Path, model: type[M], problems: list[str]) -> Iterator[M]:
         if not raw.strip():
             continue
         if torn and lineno == len(lines):
-            problems.append(f"{path}:{lineno}: torn last line (a run killed mid-write; `--resume` cuts it)")
+            problems.append(f"{path}:{lineno}: {TORN_LAST_LINE} (a run killed mid-write; `--resume` cuts it)")
             continue
         try:
-            obj = json.loads(raw)
+            obj = json_line(path, lineno, raw)
             yield model.model_validate(obj)
             continue
-        except (ValueError, UnicodeDecodeError) as exc:
-            why = _first_error(exc) if isinstance(exc, ValidationError) else f"invalid JSON ({exc})"
+        except JsonlError as exc:
+            why = exc.reason
+        except ValidationError as exc:
+            why = _first_error(exc)
         bad += 1
         if bad <= MAX_PER_FILE:
             problems.append(f"{path}:{lineno}: {why}")
