@@ -33,6 +33,7 @@ from sqlalchemy import (
     inspect,
     select,
     text,
+    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
@@ -182,9 +183,19 @@ class Store:
                 "serve a new database, or re-upload the submissions into one"
             )
         self._session = sessionmaker(self.engine, expire_on_commit=False)
+        self._rekey()
         # one writer at a time, so that the name and storage checks hold at commit (PostgreSQL: per
         # process; several processes on one database may race past the storage limit by an upload)
         self._write_lock = threading.Lock()
+
+    def _rekey(self) -> None:
+        """Give names stored under an older look-alike key today's key (the rules grow: issue 43
+        added blank-rendering characters and combining marks), so old rows are compared as new ones."""
+        with self._session.begin() as session:
+            pairs = session.execute(select(Submission.model_name, Submission.name_key).distinct()).all()
+            for name, key in pairs:
+                if (new := name_key(name)) != key:
+                    session.execute(update(Submission).where(Submission.model_name == name).values(name_key=new))
 
     def add(self, new: NewSubmission) -> Submission:
         """Insert ``new``; raises :class:`NameTaken` or :class:`StorageFull` (nothing stored)."""
@@ -242,7 +253,8 @@ class Store:
             if name != new.model_name and (owner != new.owner or owner == ANONYMOUS):
                 raise NameTaken(
                     f"rejected: the name {new.model_name!r} looks like {name!r}, which is on the board "
-                    "(names are compared after Unicode NFKC, case folding and TR39 confusable skeletons)"
+                    "(names are compared after Unicode NFKC, case folding and TR39 confusable skeletons, "
+                    "with blank-looking characters as one space and without combining marks)"
                 )
 
     def page(self, offset: int = 0, limit: int = 50) -> list[Submission]:
