@@ -13,7 +13,12 @@ body), so the newest client, an ordinary browser among them, always gets its tur
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
+import signal
+import socket
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -131,3 +136,60 @@ def server_config(
         forwarded_allow_ips=list(forwarded_allow_ips) if forwarded_allow_ips else [],
         server_header=False,
     )
+
+
+def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
+    """The server's socket, bound before any worker starts (so that a taken port fails once)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(backlog)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_workers(make_config: Callable[[], uvicorn.Config], sock: socket.socket, workers: int) -> int:
+    """Run ``workers`` serving processes on ``sock``, each forked from this one and building its
+    own app (``make_config``: its database connections, cache and scoring process are its own);
+    the kernel spreads connections among them. SIGINT / SIGTERM stop them all. A worker that dies
+    is started again. Returns the exit status (0 after a signal)."""
+    children: dict[int, None] = {}
+    stopping = False
+
+    def start() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: default signal handling (uvicorn installs its own), then serve
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            code = 0
+            try:
+                uvicorn.Server(make_config()).run(sockets=[sock])
+            except BaseException:
+                code = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        children[pid] = None
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for _ in range(workers):
+        start()
+    while children:
+        try:
+            pid, _status = os.wait()
+        except ChildProcessError:
+            break
+        children.pop(pid, None)
+        if not stopping:
+            print(f"leaderboard: worker {pid} stopped; starting another", file=sys.stderr, flush=True)
+            start()
+    return 0
