@@ -135,6 +135,10 @@ class Scorer:
             pool.shutdown(wait=False, cancel_futures=True)
             raise ScoringUnavailable("the scoring process stopped (out of memory?); nothing was stored") from None
 
+    def pids(self) -> list[int]:
+        """The scoring process's id (none before the first upload)."""
+        return [] if self._pool is None else sorted(self._pool._processes or {})
+
     def shutdown(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
