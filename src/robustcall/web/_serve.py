@@ -18,12 +18,16 @@ import resource
 import signal
 import socket
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+WORKER_MIN_LIFE_S = 10.0
+"""A ``--workers`` process that stops sooner after starting is not started again (it cannot start)."""
 
 RESERVED_DESCRIPTORS = 64
 """Descriptors kept free of client connections: the database, the benchmark files, logs."""
@@ -141,7 +145,9 @@ def server_config(
 def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
     """The server's socket, bound before any worker starts (so that a taken port fails once)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that name it, and without it
+    # a keep-alive response written in two parts waits ~40 ms for a delayed ACK (Nagle)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(backlog)
@@ -153,9 +159,12 @@ def serve_workers(make_config: Callable[[], uvicorn.Config], sock: socket.socket
     """Run ``workers`` serving processes on ``sock``, each forked from this one and building its
     own app (``make_config``: its database connections, cache and scoring process are its own);
     the kernel spreads connections among them. SIGINT / SIGTERM stop them all. A worker that dies
-    is started again. Returns the exit status (0 after a signal)."""
-    children: dict[int, None] = {}
+    is started again, unless it stopped within :data:`WORKER_MIN_LIFE_S` of starting (it cannot
+    start: the others are stopped too and the status is 3). Returns the exit status (0 after a
+    signal)."""
+    children: dict[int, float] = {}  # pid: when it started
     stopping = False
+    status = 0
 
     def start() -> None:
         pid = os.fork()
@@ -171,7 +180,7 @@ def serve_workers(make_config: Callable[[], uvicorn.Config], sock: socket.socket
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        children[pid] = None
+        children[pid] = time.monotonic()
 
     def stop(signum: int, _frame: object) -> None:
         nonlocal stopping
@@ -188,8 +197,14 @@ def serve_workers(make_config: Callable[[], uvicorn.Config], sock: socket.socket
             pid, _status = os.wait()
         except ChildProcessError:
             break
-        children.pop(pid, None)
-        if not stopping:
-            print(f"leaderboard: worker {pid} stopped; starting another", file=sys.stderr, flush=True)
-            start()
-    return 0
+        started = children.pop(pid, time.monotonic())
+        if stopping:
+            continue
+        if time.monotonic() - started < WORKER_MIN_LIFE_S:
+            print(f"leaderboard: worker {pid} stopped as it started; stopping the others", file=sys.stderr, flush=True)
+            status = 3
+            stop(signal.SIGTERM, None)
+            continue
+        print(f"leaderboard: worker {pid} stopped; starting another", file=sys.stderr, flush=True)
+        start()
+    return status
