@@ -9,10 +9,11 @@ the read p99 was 0.45-0.6 s (issue 43, item 10). Each answer carries ``ETag: "<v
 <resource>"`` and ``Cache-Control: no-cache``; a request whose ``If-None-Match`` names the current
 tag gets ``304`` with no body.
 
-The version is read from the database at most every :data:`VERSION_POLL_S` seconds per process (one
-small query, shared by every request in that time) and at once after this process's own writes
-(:meth:`BoardVersion.changed`): a process sees its own writes on the next request, another
-process's (``--workers``) within :data:`VERSION_POLL_S`.
+The version is read from the database every :data:`VERSION_POLL_S` seconds per process while
+requests come (one small query, in the background: requests are served with the version last read
+meanwhile, never wait for the database), and at once after this process's own writes
+(:meth:`BoardVersion.changed`): a process shows its own writes on the next request, another
+process's (``--workers``) within :data:`VERSION_POLL_S` and one read of the version.
 """
 
 from __future__ import annotations
@@ -47,19 +48,37 @@ class BoardVersion:
         self._value = ""
         self._at = -float("inf")
         self._reading: asyncio.Future[str] | None = None
+        self._writes = 0  # this process's writes so far: a read begun before one is not kept
+        self._reading_after = 0
 
     def changed(self) -> None:
         """This process wrote: the next request reads the version again."""
+        self._writes += 1
         self._at = -float("inf")
 
     async def current(self) -> str:
-        if time.monotonic() - self._at < self._poll_s:
+        """The version to serve: the last one read while it is younger than ``poll_s``; past that,
+        still the last one while a read in the background brings the next (a request never waits on
+        the database for it); after :meth:`changed` (or at first), the one read now."""
+        age = time.monotonic() - self._at
+        if age < self._poll_s:
             return self._value
+        if age != float("inf"):
+            loop = asyncio.get_running_loop()
+            if self._reading is None or self._reading.get_loop() is not loop:
+                task = loop.create_task(self._read_now())
+                task.add_done_callback(_quiet)
+            return self._value
+        return await self._read_now()
+
+    async def _read_now(self) -> str:
         loop = asyncio.get_running_loop()
+        writes = self._writes
         reading = self._reading
-        if reading is not None and reading.get_loop() is loop:  # another request is reading it: share
-            return await asyncio.shield(reading)
+        if reading is not None and reading.get_loop() is loop and self._reading_after == writes:
+            return await asyncio.shield(reading)  # another request is reading it: share that read
         reading = self._reading = loop.create_future()
+        self._reading_after = writes
         started = time.monotonic()
         try:
             value = await run_in_threadpool(self._read)
@@ -68,7 +87,8 @@ class BoardVersion:
             reading.exception()  # retrieved here: no "never retrieved" warning when none waits
             raise
         else:
-            self._value, self._at = value, started
+            if self._writes == writes:  # else it may predate our own write: read again next time
+                self._value, self._at = value, started
             reading.set_result(value)
             return value
         finally:
@@ -168,6 +188,13 @@ class ReadCache:
         while len(self._entries) > MAX_ENTRIES or self._bytes > MAX_BYTES:
             _, dropped = self._entries.popitem(last=False)
             self._bytes -= len(dropped.body)
+
+
+def _quiet(task: asyncio.Task[str]) -> None:
+    """A background read that failed is retrieved here: the next request reads again (and fails
+    loudly, if it must)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _matches(asked: bytes, etag: bytes) -> bool:
