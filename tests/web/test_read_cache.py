@@ -113,3 +113,36 @@ def test_uploads_are_scored_in_a_lower_priority_process(
         assert client.post("/api/submissions?model=m", content=data).status_code == 201
         assert scorer.pids() != [pid]
         assert client.get("/").status_code == 200
+
+
+def test_readers_asking_at_once_for_a_page_not_yet_kept_render_it_once(lb_data: dict[str, Path], db_url: str) -> None:
+    """After an upload every page is new; the readers that ask for one while it is rendered wait
+    for that answer instead of each querying and rendering it again."""
+    import asyncio
+
+    app = create_app(lb_data["bench"], db_url)
+    statements: list[str] = []
+    event.listen(app.state.store.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+
+    async def get(path: str) -> tuple[int, bytes]:
+        sent: list[dict[str, object]] = []
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+                 "headers": [], "http_version": "1.1", "scheme": "http", "server": ("test", 80),
+                 "client": ("127.0.0.1", 1), "root_path": ""}  # fmt: skip
+        await app(scope, receive, send)  # type: ignore[arg-type]
+        return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])  # type: ignore[misc, call-overload]
+
+    async def ten() -> list[tuple[int, bytes]]:
+        return await asyncio.gather(*(get("/") for _ in range(10)))
+
+    answers = asyncio.run(ten())
+    app.state.store.dispose()
+    assert len(set(answers)) == 1 and answers[0][0] == 200
+    assert len([s for s in statements if "FROM submissions" in s]) == 1

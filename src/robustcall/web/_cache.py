@@ -112,6 +112,9 @@ class ReadCache:
         self.settings = settings  # what else the pages depend on (bench version, page size, ...)
         self._entries: OrderedDict[tuple[str, bytes], _Entry] = OrderedDict()
         self._bytes = 0
+        # answers being rendered now: the readers who ask for one meanwhile wait for it rather than
+        # render it again (after an upload, 64 readers asked for the same few pages at once)
+        self._rendering: dict[bytes, asyncio.Future[_Entry | None]] = {}
 
     def _etag(self, version: str, key: tuple[str, bytes]) -> bytes:
         resource = hashlib.sha256(key[0].encode() + b"?" + key[1]).hexdigest()[:10]
@@ -126,19 +129,34 @@ class ReadCache:
         etag = self._etag(version, key)
         asked = next((v for k, v in scope["headers"] if k == b"if-none-match"), None)
         entry = self._entries.get(key)
+        if entry is None or entry.etag != etag:
+            pending = self._rendering.get(etag)
+            mine = pending is not None and pending.get_loop() is asyncio.get_running_loop()
+            entry = await asyncio.shield(pending) if pending is not None and mine else None
         if entry is not None and entry.etag == etag:
-            self._entries.move_to_end(key)
+            if key in self._entries:
+                self._entries.move_to_end(key)
             if asked is not None and _matches(asked, etag):
                 await _not_modified(send, etag)
                 return
             await send({"type": "http.response.start", "status": 200, "headers": entry.headers})
             await send({"type": "http.response.body", "body": entry.body})
             return
-        await self._render(scope, receive, send, key, etag, asked)
+        if etag in self._rendering:  # that render kept nothing (not a 200, too big): our own
+            await self._render(scope, receive, send, key, etag, asked, None)
+            return
+        done = self._rendering[etag] = asyncio.get_running_loop().create_future()
+        try:
+            await self._render(scope, receive, send, key, etag, asked, done)
+        finally:
+            del self._rendering[etag]
+            if not done.done():
+                done.set_result(None)
 
     async def _render(self, scope: Scope, receive: Receive, send: Send, key: tuple[str, bytes], etag: bytes,
-                      asked: bytes | None) -> None:  # fmt: skip
-        """Answer through the app; keep a 200 whole body; tag it; 304 when the client has it."""
+                      asked: bytes | None, done: asyncio.Future[_Entry | None] | None) -> None:  # fmt: skip
+        """Answer through the app; keep a 200 whole body (and hand it to ``done``'s waiters); tag
+        it; 304 when the client has it."""
         start: Message | None = None
         chunks: list[bytes] = []
         size = 0
@@ -170,7 +188,10 @@ class ReadCache:
             body = b"".join(chunks)
             headers = list(start["headers"])
             if size <= MAX_ENTRY_BYTES:
-                self._keep(key, _Entry(etag, headers, body))
+                entry = _Entry(etag, headers, body)
+                self._keep(key, entry)
+                if done is not None and not done.done():
+                    done.set_result(entry)
             if asked is not None and _matches(asked, etag):
                 await _not_modified(send, etag)
                 return
