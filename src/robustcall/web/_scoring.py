@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -96,9 +97,24 @@ def _start(bench_dir: Path, db_url: str, max_storage_bytes: int | None, nice: in
     _board = _Board(BenchIndex.load(bench_dir), Store(db_url, max_storage_bytes=max_storage_bytes))
 
 
-def _ingest_here(model: str, data: bytes, owner: str, model_type: str | None, max_upload: int) -> int:
+def _ingest_here(model: str, spooled: str, owner: str, model_type: str | None, max_upload: int) -> int:
+    """:func:`ingest` of the upload the server spooled to the file ``spooled`` (removed here)."""
     assert _board is not None, "the scoring process was not started"
+    path = Path(spooled)
+    try:
+        data = path.read_bytes()
+    finally:
+        path.unlink(missing_ok=True)
     return ingest(_board.bench, _board.store, model, data, owner, model_type, max_upload)
+
+
+def _spool(data: bytes) -> str:
+    """The upload in a private temporary file: handed to the scoring process by name, not pickled
+    through its pipe (a pickled copy would add the upload's size again to the server's memory)."""
+    fd, name = tempfile.mkstemp(prefix="robustcall-upload-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    return name
 
 
 class ScoringUnavailable(RuntimeError):
@@ -126,14 +142,19 @@ class Scorer:
         :class:`ScoringUnavailable` when that process died."""
         import asyncio
 
+        from starlette.concurrency import run_in_threadpool
+
         pool = self._executor()
+        spooled = await run_in_threadpool(_spool, data)
         try:
-            future = pool.submit(_ingest_here, model, data, owner, model_type, max_upload)
+            future = pool.submit(_ingest_here, model, spooled, owner, model_type, max_upload)
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             self._pool = None  # the next upload starts a new one
             pool.shutdown(wait=False, cancel_futures=True)
             raise ScoringUnavailable("the scoring process stopped (out of memory?); nothing was stored") from None
+        finally:
+            Path(spooled).unlink(missing_ok=True)  # the scoring process removes it, unless it died first
 
     def pids(self) -> list[int]:
         """The scoring process's id (none before the first upload)."""
