@@ -55,6 +55,7 @@ def serve(
 ) -> None:
     """Serve the upload page, the ranked table, per-submission pages and the JSON API."""
     import dataclasses
+    import socket
 
     import uvicorn
     from starlette.applications import Starlette
@@ -100,11 +101,15 @@ def serve(
         uvicorn.Server(config(first)).run()
         return
     first.state.store.dispose()  # each worker opens its own connections
+
+    def make_socket() -> socket.socket:
+        return listening_socket(host, port, connections.backlog, reuse_port=True)
+
     try:
-        sock = listening_socket(host, port, connections.backlog)
+        make_socket().close()  # a taken port fails here, once, before any worker starts
     except OSError as exc:
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}", exit_code=3) from None
-    raise typer.Exit(serve_workers(lambda: config(make_app()), sock, workers))
+    raise typer.Exit(serve_workers(lambda: config(make_app()), make_socket, workers))
 
 
 def register(app: typer.Typer) -> None:

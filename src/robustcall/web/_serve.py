@@ -142,23 +142,29 @@ def server_config(
     )
 
 
-def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
-    """The server's socket, bound before any worker starts (so that a taken port fails once)."""
+def listening_socket(host: str, port: int, backlog: int, *, reuse_port: bool = False) -> socket.socket:
+    """A listening TCP socket on ``host:port``. ``reuse_port``: one of several (one per worker), among
+    which the kernel spreads new connections evenly (``SO_REUSEPORT``)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that name it, and without it
     # a keep-alive response written in two parts waits ~40 ms for a delayed ACK (Nagle)
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
     sock.listen(backlog)
     sock.set_inheritable(True)
     return sock
 
 
-def serve_workers(make_config: Callable[[], uvicorn.Config], sock: socket.socket, workers: int) -> int:
-    """Run ``workers`` serving processes on ``sock``, each forked from this one and building its
-    own app (``make_config``: its database connections, cache and scoring process are its own);
-    the kernel spreads connections among them. SIGINT / SIGTERM stop them all. A worker that dies
+def serve_workers(make_config: Callable[[], uvicorn.Config], make_socket: Callable[[], socket.socket],
+                  workers: int) -> int:  # fmt: skip
+    """Run ``workers`` serving processes, each forked from this one and building its own app
+    (``make_config``: its database connections, cache and scoring process are its own) and its own
+    listening socket on the shared port (``make_socket``: ``SO_REUSEPORT``), so that the kernel
+    spreads connections evenly among them (one shared socket let one worker take most of 64
+    keep-alive connections). SIGINT / SIGTERM stop them all. A worker that dies
     is started again, unless it stopped within :data:`WORKER_MIN_LIFE_S` of starting (it cannot
     start: the others are stopped too and the status is 3). Returns the exit status (0 after a
     signal)."""
@@ -173,7 +179,7 @@ def serve_workers(make_config: Callable[[], uvicorn.Config], sock: socket.socket
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             code = 0
             try:
-                uvicorn.Server(make_config()).run(sockets=[sock])
+                uvicorn.Server(make_config()).run(sockets=[make_socket()])
             except BaseException:
                 code = 1
             finally:
