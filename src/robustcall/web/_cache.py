@@ -5,9 +5,9 @@ settings, so a rendered answer stays right until the next add or delete, which c
 store's version (``Store.version``). :class:`ReadCache` (ASGI middleware, outermost) keeps each
 ``200`` answer under (path and query, version) and sends it again without routing, a database read
 or a template: under 64 readers one process answered 300-400 requests a second rendering each, and
-the read p99 was 0.45-0.6 s (issue 43, item 10). Each answer carries ``ETag: "<version>-<settings>-
-<resource>"`` and ``Cache-Control: no-cache``; a request whose ``If-None-Match`` names the current
-tag gets ``304`` with no body.
+the read p99 was 0.45-0.6 s (issue 43, item 10; about 0.1 s after: docs/leaderboard.md). Each
+answer carries ``ETag: "<version>-<settings>-<resource>"`` and ``Cache-Control: no-cache``; a
+request whose ``If-None-Match`` names the current tag gets ``304`` with no body.
 
 The version is read from the database every :data:`VERSION_POLL_S` seconds per process while
 requests come (one small query, in the background: requests are served with the version last read

@@ -4,9 +4,9 @@ Scoring is CPU-bound Python (parsing, the scorer, the 10,000-resample bootstrap)
 serving process it held the GIL against the event loop, so every read waited behind it; in its own
 process the loop keeps answering, and, ``nice``-d, the scorer gives way to it on a busy machine
 (issue 43, item 10; with the read cache, 64 readers' p99 while uploads are scored went from about
-1 s to 0.1-0.15 s on 2 busy cores: docs/leaderboard.md, "Many readers"). One scoring process per serving process, one upload at a time: only
-one upload's parsed records are in memory at once (issue 30's bound), and that process reuses the
-memory the last upload freed.
+1 s to 0.1-0.15 s on 2 busy cores: docs/leaderboard.md, "Many readers"). One scoring process per
+serving process, one upload at a time: only one upload's parsed records are in memory at once
+(issue 30's bound), and that process reuses the memory the last upload freed.
 
 The scoring process loads the benchmark and opens the store itself and stores the submission
 (the store's transaction serialises it with every other writer); the serving process gets the new
