@@ -1,5 +1,6 @@
 """Uploads at the size limit are handled in bounded memory (issue 30, item 3): a live server's RSS,
-read from /proc while it works, stays under 300 MB through each kind of upload and after them.
+read from /proc while it works, stays under 300 MB through each kind of upload and after them, and
+so does its scoring process's (issue 43).
 Old main grew by about 1.25 GB per 20 MB upload of ``1`` lines and kept it."""
 
 from __future__ import annotations
@@ -71,11 +72,14 @@ def test_uploads_at_the_size_limit_keep_the_server_under_300_mb(
     assert all(len(body) == LIMIT for body in uploads.values()), {k: len(v) for k, v in uploads.items()}
     server = serve("--max-upload-mb", str(LIMIT_MB), "--uploads-per-hour", "0")
     peak = [server.rss_mb()]
+    helpers: dict[int, float] = {}  # the scoring process (and the forkserver it comes from): peak each
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.02):
             peak.append(server.rss_mb())
+            for pid, mb in server.helpers_rss_mb().items():
+                helpers[pid] = max(mb, helpers.get(pid, 0.0))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -88,7 +92,7 @@ def test_uploads_at_the_size_limit_keep_the_server_under_300_mb(
         done.set()
         sampler.join(5)
     after = server.rss_mb()
-    print(f"RSS: start {peak[0]:.0f} MB, peak {max(peak):.0f} MB, after {after:.0f} MB")
+    print(f"RSS: start {peak[0]:.0f} MB, peak {max(peak):.0f} MB, after {after:.0f} MB; helpers' peaks {helpers}")
     assert got["ones"][0] == 400 and "expected an object" in got["ones"][1], got["ones"]
     assert got["nested"][0] == 400 and "nested too deeply" in got["nested"][1], got["nested"]
     errors = got["valid with 100k errors"]
@@ -97,3 +101,5 @@ def test_uploads_at_the_size_limit_keep_the_server_under_300_mb(
     assert got["valid"][0] == 201 and json.loads(got["valid"][1])["pert_acc"] == 1.0, got["valid"][1][:300]
     assert max(peak) < RSS_CAP_MB, f"peak RSS {max(peak):.0f} MB over {len(peak)} samples"
     assert after < RSS_CAP_MB, f"RSS after the uploads: {after:.0f} MB"
+    # since issue 43 the upload is parsed and scored in a scoring process: it is bounded the same way
+    assert helpers and max(helpers.values()) < RSS_CAP_MB, helpers

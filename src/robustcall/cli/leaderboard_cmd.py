@@ -45,13 +45,32 @@ def serve(
     paper: bool = typer.Option(
         True, "--paper/--no-paper", help="Rank the paper's 21 models (Tables 2 and 7-14) among the submissions."
     ),
+    workers: int = typer.Option(
+        1,
+        min=1,
+        max=64,
+        help="Serving processes sharing the port (each with its own cache and scoring process); "
+        "PostgreSQL or SQLite (writers are serialised across processes).",
+    ),
 ) -> None:
     """Serve the upload page, the ranked table, per-submission pages and the JSON API."""
     import dataclasses
+    import socket
 
     import uvicorn
+    from starlette.applications import Starlette
 
-    from robustcall.web import ConnectionLimits, Limits, StoreError, TokenBook, TokenError, create_app, server_config
+    from robustcall.web import (
+        ConnectionLimits,
+        Limits,
+        StoreError,
+        TokenBook,
+        TokenError,
+        create_app,
+        listening_socket,
+        serve_workers,
+        server_config,
+    )
 
     try:
         book = TokenBook.load(tokens)
@@ -63,16 +82,34 @@ def serve(
         uploads_per_hour=uploads_per_hour,
         page_size=page_size,
     )
-    try:
-        app = create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits, paper_rows=paper)
-    except StoreError as exc:
-        raise CommandError(f"--db: {exc}", hint=exc.hint, exit_code=exc.exit_code) from None
     connections = ConnectionLimits.for_descriptor_limit(header_timeout_s=header_timeout)
     if max_connections:
         connections = dataclasses.replace(connections, max_connections=max_connections)
     proxies = [ip.strip() for ip in forwarded_allow_ips.split(",") if ip.strip()]
-    config = server_config(app, host=host, port=port, limits=connections, forwarded_allow_ips=proxies)
-    uvicorn.Server(config).run()
+
+    def make_app() -> Starlette:
+        return create_app(bench, db, admin_token=admin_token, tokens=book, limits=limits, paper_rows=paper)
+
+    def config(app: Starlette) -> uvicorn.Config:
+        return server_config(app, host=host, port=port, limits=connections, forwarded_allow_ips=proxies)
+
+    try:
+        first = make_app()  # the database checked (and made) once, before any worker starts
+    except StoreError as exc:
+        raise CommandError(f"--db: {exc}", hint=exc.hint, exit_code=exc.exit_code) from None
+    if workers == 1:
+        uvicorn.Server(config(first)).run()
+        return
+    first.state.store.dispose()  # each worker opens its own connections
+
+    def make_socket() -> socket.socket:
+        return listening_socket(host, port, connections.backlog, reuse_port=True)
+
+    try:
+        make_socket().close()  # a taken port fails here, once, before any worker starts
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}", exit_code=3) from None
+    raise typer.Exit(serve_workers(lambda: config(make_app()), make_socket, workers))
 
 
 def register(app: typer.Typer) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import hmac
 import json
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,16 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from robustcall.core import MODEL_TYPES, TAXONOMY, TYPES, dump_record
+import robustcall
+from robustcall.core import TAXONOMY, TYPES
 from robustcall.metrics import Summary, frac, heat_text
 from robustcall.web._bench_index import BenchIndex
+from robustcall.web._cache import BoardVersion, ReadCache
 from robustcall.web._guard import BodyLimit, RateLimiter, SecurityHeaders, TokenBook
-from robustcall.web._names import name_problem
 from robustcall.web._reference import ReferenceRow, merged_page, reference_rows
-from robustcall.web._store import MAX_ID, NameTaken, NewSubmission, StorageFull, Store, Submission
-from robustcall.web._upload import UploadError, score_upload
+from robustcall.web._scoring import SCORING_NICE, Scorer, ScoringUnavailable
+from robustcall.web._store import MAX_ID, NameTaken, StorageFull, Store, Submission
+from robustcall.web._upload import UploadError
 
 COMPONENTS = ("observation", "action", "reward", "transition")
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -111,13 +112,6 @@ def _api_row(sub: Submission) -> dict[str, Any]:
     }
 
 
-def _beyond_acc(summary: Summary) -> float | None:
-    """Pooled accuracy over the records of the types beyond the paper (none: ``None``)."""
-    cells = summary.beyond_by_type.values()
-    n = sum(c.n for c in cells)
-    return sum(c.correct for c in cells) / n if n else None
-
-
 def _heat(summary: Summary) -> list[dict[str, Any]]:
     out = []
     for comp in COMPONENTS:
@@ -187,11 +181,13 @@ def create_app(
     tokens: TokenBook | None = None,
     limits: Limits | None = None,
     paper_rows: bool = True,
+    scoring_nice: int = SCORING_NICE,
 ) -> Starlette:
     """The ASGI app. ``admin_token``: required (as ``Authorization: Bearer …``) to delete; none
     disables deletion. ``tokens``: operator-issued upload tokens (none: anonymous uploads).
     ``max_bytes`` overrides ``limits.max_upload_bytes``. ``paper_rows``: the paper's 21 models ranked
-    among the submissions, marked as the paper's (``GET /api/paper`` lists them)."""
+    among the submissions, marked as the paper's (``GET /api/paper`` lists them). ``scoring_nice``:
+    how much lower the scoring process's CPU priority is (``web._scoring``)."""
     limits = limits or Limits()
     if max_bytes is not None:
         limits = dataclasses.replace(limits, max_upload_bytes=max_bytes)
@@ -200,11 +196,10 @@ def create_app(
     bench = BenchIndex.load(bench_dir)
     store = Store(db_url, max_storage_bytes=limits.max_storage_bytes)
     uploads = RateLimiter(limits.uploads_per_hour, 3600.0)
-    # uploads are parsed and scored one at a time, always on the same thread: the work is CPU-bound
-    # (one thread is as fast as several under the GIL), only one upload's parsed records are in
-    # memory at once, and the memory freed after each is reused by the next rather than scattered
-    # over the allocator arenas of many worker threads (issue 30: RSS < 300 MB through any sequence)
-    scorer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="score-upload")
+    # uploads are parsed, scored and stored one at a time in a scoring process of their own, so
+    # that the serving loop never waits on them (web/_scoring.py)
+    scorer = Scorer(bench_dir, db_url, limits.max_storage_bytes, scoring_nice)
+    version = BoardVersion(store.version)
     env = Environment(loader=PackageLoader("robustcall.web", "templates"), autoescape=select_autoescape())
     refs = reference_rows() if paper_rows else []
 
@@ -214,37 +209,6 @@ def create_app(
         )
         return HTMLResponse(html, status_code=status)
 
-    def ingest(model: str, data: bytes, owner: str, model_type: str | None) -> Submission:
-        model = model.strip()
-        problem = name_problem(model)
-        if problem is not None:
-            raise UploadError(problem)
-        if model_type is not None and model_type not in MODEL_TYPES:
-            raise UploadError(f"rejected: type must be one of {', '.join(MODEL_TYPES)} or none, got {model_type!r}")
-        scored = score_upload(data, bench, max_bytes=max_upload)
-        cov = scored.coverage
-        summary = scored.summary
-        return store.add(
-            NewSubmission(
-                model_name=model,
-                model_type=model_type,
-                owner=owner,
-                bench_version=bench.version,
-                partial=cov.partial,
-                answered=cov.answered,
-                expected=cov.expected,
-                pert_acc=summary.perturbed.accuracy,
-                clean_acc=summary.clean.accuracy,
-                components={c: summary.by_component[c].accuracy for c in COMPONENTS if c in summary.by_component},
-                summary_json=summary.model_dump_json(),
-                coverage_json=json.dumps(cov.missing_by_type, sort_keys=True),
-                verdicts_jsonl="".join(dump_record(v) + "\n" for v in scored.verdicts),
-                raw_upload=data,
-                beyond_acc=_beyond_acc(summary),
-                attack_success=summary.attack_success.accuracy if summary.attack_success else None,
-            )
-        )
-
     async def accept(
         request: Request, model: str, token: str | None, data: bytes, model_type: str | None = None
     ) -> Submission | tuple[int, str]:
@@ -253,7 +217,7 @@ def create_app(
             return 413, f"rejected: the upload is {len(data):,} bytes; the limit is {max_upload:,}"
         try:
             owner = book.owner(token or None, model.strip())
-            return await asyncio.get_running_loop().run_in_executor(scorer, ingest, model, data, owner, model_type)
+            sid = await scorer.ingest(model, data, owner, model_type, max_upload)
         except PermissionError as exc:
             return 403, str(exc)
         except NameTaken as exc:
@@ -264,6 +228,13 @@ def create_app(
             return 400, str(exc)
         except (RecursionError, ValueError, OverflowError) as exc:  # bad input no check above caught
             return 400, f"rejected: unreadable upload ({type(exc).__name__}: {str(exc)[:200]})"
+        except ScoringUnavailable as exc:
+            return 503, str(exc)
+        version.changed()
+        sub = await run_in_threadpool(store.get, sid)
+        if sub is None:  # deleted between its commit and now
+            return 404, "rejected: the submission was deleted as it was stored"
+        return sub
 
     def throttled(request: Request) -> Response | None:
         wait = uploads.hit(request.client.host if request.client else "unknown")
@@ -401,6 +372,7 @@ def create_app(
         if isinstance(sid, Response):
             return sid
         found = await run_in_threadpool(store.delete, sid)
+        version.changed()
         return JSONResponse({"deleted": found}, status_code=200 if found else 404)
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -419,18 +391,32 @@ def create_app(
         Route("/api/paper", api_paper),
     ]
 
+    running = [0]  # lifespans open now: a test may run one app under several clients at once
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        yield
-        scorer.shutdown(wait=True)
-        store.dispose()
+        running[0] += 1
+        try:
+            yield
+        finally:
+            running[0] -= 1
+            if not running[0]:
+                scorer.shutdown()
+                store.dispose()
 
+    # what the pages depend on besides the stored submissions: part of every ETag
+    settings = f"{robustcall.__version__}|{bench.version}|{limits}|{book.required}|{paper_rows}"
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=max_upload + FORM_OVERHEAD)],
+        middleware=[
+            Middleware(ReadCache, version=version, settings=hashlib.sha256(settings.encode()).hexdigest()[:8]),
+            Middleware(SecurityHeaders),
+            Middleware(BodyLimit, max_bytes=max_upload + FORM_OVERHEAD),
+        ],
         exception_handlers={HTTPException: http_error},
     )
     app.state.store = store
+    app.state.scorer = scorer
     app.state.bench = bench
     return app

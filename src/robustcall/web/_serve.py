@@ -13,12 +13,21 @@ body), so the newest client, an ordinary browser among them, always gets its tur
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+WORKER_MIN_LIFE_S = 10.0
+"""A ``--workers`` process that stops sooner after starting is not started again (it cannot start)."""
 
 RESERVED_DESCRIPTORS = 64
 """Descriptors kept free of client connections: the database, the benchmark files, logs."""
@@ -131,3 +140,77 @@ def server_config(
         forwarded_allow_ips=list(forwarded_allow_ips) if forwarded_allow_ips else [],
         server_header=False,
     )
+
+
+def listening_socket(host: str, port: int, backlog: int, *, reuse_port: bool = False) -> socket.socket:
+    """A listening TCP socket on ``host:port``. ``reuse_port``: one of several (one per worker), among
+    which the kernel spreads new connections evenly (``SO_REUSEPORT``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that name it, and without it
+    # a keep-alive response written in two parts waits ~40 ms for a delayed ACK (Nagle)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(backlog)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_workers(make_config: Callable[[], uvicorn.Config], make_socket: Callable[[], socket.socket],
+                  workers: int) -> int:  # fmt: skip
+    """Run ``workers`` serving processes, each forked from this one and building its own app
+    (``make_config``: its database connections, cache and scoring process are its own) and its own
+    listening socket on the shared port (``make_socket``: ``SO_REUSEPORT``), so that the kernel
+    spreads connections evenly among them (one shared socket let one worker take most of 64
+    keep-alive connections). SIGINT / SIGTERM stop them all. A worker that dies
+    is started again, unless it stopped within :data:`WORKER_MIN_LIFE_S` of starting (it cannot
+    start: the others are stopped too and the status is 3). Returns the exit status (0 after a
+    signal)."""
+    children: dict[int, float] = {}  # pid: when it started
+    stopping = False
+    status = 0
+
+    def start() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: default signal handling (uvicorn installs its own), then serve
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            code = 0
+            try:
+                uvicorn.Server(make_config()).run(sockets=[make_socket()])
+            except BaseException:
+                code = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        children[pid] = time.monotonic()
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for _ in range(workers):
+        start()
+    while children:
+        try:
+            pid, _status = os.wait()
+        except ChildProcessError:
+            break
+        started = children.pop(pid, time.monotonic())
+        if stopping:
+            continue
+        if time.monotonic() - started < WORKER_MIN_LIFE_S:
+            print(f"leaderboard: worker {pid} stopped as it started; stopping the others", file=sys.stderr, flush=True)
+            status = 3
+            stop(signal.SIGTERM, None)
+            continue
+        print(f"leaderboard: worker {pid} stopped; starting another", file=sys.stderr, flush=True)
+        start()
+    return status

@@ -8,11 +8,17 @@ durability).
 
 The raw upload and the verdicts are stored gzip-compressed in deferred columns: the pages and the
 ranked table read only the small columns, one page at a time, ordered by the database.
+
+Every write also counts up the board's *version* (one row of ``board_state``), in the same
+transaction and as its first statement: the pages are cached by that version (``_cache``), and the
+row lock that the update takes serialises writers across processes (several ``--workers`` on one
+database, PostgreSQL or SQLite), so the name and storage checks hold at commit there too.
 """
 
 from __future__ import annotations
 
 import gzip
+import secrets
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,9 +39,10 @@ from sqlalchemy import (
     inspect,
     select,
     text,
+    update,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, deferred, mapped_column, sessionmaker
 
 from robustcall.core import UserError
@@ -99,6 +106,18 @@ class Submission(Base):
     @property
     def raw_upload(self) -> bytes:
         return gzip.decompress(self.raw_upload_gz)
+
+
+class BoardState(Base):
+    """One row: what the board's content is at, for caches and ETags."""
+
+    __tablename__ = "board_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    epoch: Mapped[str] = mapped_column(String(32))
+    """Random, made with the row: a database made again never repeats an old ETag."""
+    version: Mapped[int] = mapped_column(BigInteger)
+    """Counts every committed add and delete."""
 
 
 @dataclass(frozen=True)
@@ -182,9 +201,42 @@ class Store:
                 "serve a new database, or re-upload the submissions into one"
             )
         self._session = sessionmaker(self.engine, expire_on_commit=False)
-        # one writer at a time, so that the name and storage checks hold at commit (PostgreSQL: per
-        # process; several processes on one database may race past the storage limit by an upload)
+        self._first_state()
+        self._rekey()
+        # one writer at a time in this process; across processes, _count_a_write's row lock
         self._write_lock = threading.Lock()
+
+    def _first_state(self) -> None:
+        """The ``board_state`` row, made once (several processes may start at the same moment)."""
+        with self._session() as session:
+            if session.get(BoardState, 1) is not None:
+                return
+        try:
+            with self._session.begin() as session:
+                session.add(BoardState(id=1, epoch=secrets.token_hex(4), version=0))
+        except IntegrityError:  # another process made it first
+            pass
+
+    def version(self) -> str:
+        """What the board's content is at: ``epoch.count``; it changes with every add and delete."""
+        with self._session() as session:
+            state = session.execute(select(BoardState.epoch, BoardState.version).where(BoardState.id == 1)).one()
+        return f"{state.epoch}.{state.version}"
+
+    @staticmethod
+    def _count_a_write(session: Session) -> None:
+        """The first statement of every write: counts up the version and takes the row's lock, which
+        serialises writers from every process until commit (on SQLite, the database's write lock)."""
+        session.execute(update(BoardState).where(BoardState.id == 1).values(version=BoardState.version + 1))
+
+    def _rekey(self) -> None:
+        """Give names stored under an older look-alike key today's key (the rules grow: issue 43
+        added blank-rendering characters and combining marks), so old rows are compared as new ones."""
+        with self._session.begin() as session:
+            pairs = session.execute(select(Submission.model_name, Submission.name_key).distinct()).all()
+            for name, key in pairs:
+                if (new := name_key(name)) != key:
+                    session.execute(update(Submission).where(Submission.model_name == name).values(name_key=new))
 
     def add(self, new: NewSubmission) -> Submission:
         """Insert ``new``; raises :class:`NameTaken` or :class:`StorageFull` (nothing stored)."""
@@ -217,6 +269,7 @@ class Store:
             raw_upload_gz=raw_gz,
         )
         with self._write_lock, self._session.begin() as session:
+            self._count_a_write(session)
             self._check_name(session, new, key)
             if self.max_storage_bytes is not None:
                 used = session.scalar(select(func.coalesce(func.sum(Submission.stored_bytes), 0))) or 0
@@ -242,7 +295,8 @@ class Store:
             if name != new.model_name and (owner != new.owner or owner == ANONYMOUS):
                 raise NameTaken(
                     f"rejected: the name {new.model_name!r} looks like {name!r}, which is on the board "
-                    "(names are compared after Unicode NFKC, case folding and TR39 confusable skeletons)"
+                    "(names are compared after Unicode NFKC, case folding and TR39 confusable skeletons, "
+                    "with blank-looking characters as one space and without combining marks)"
                 )
 
     def page(self, offset: int = 0, limit: int = 50) -> list[Submission]:
@@ -288,6 +342,7 @@ class Store:
             row = session.get(Submission, submission_id)
             if row is None:
                 return False
+            self._count_a_write(session)
             session.delete(row)
             return True
 
