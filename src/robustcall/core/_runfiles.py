@@ -46,10 +46,14 @@ MANIFEST = "manifest.json"
 CLEAN_SAMPLES = "clean.jsonl"
 """A built benchmark's clean samples; each static type's samples are in :func:`type_file`."""
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """The run-directory format this robustcall writes and the newest it reads. Bump it when a file's
-layout changes so that an older reader would misread it (a renamed or re-typed field, a new file
-that must be read); adding an optional field does not need a bump."""
+layout changes so that an older reader would misread or refuse it (a renamed or re-typed field, a new
+file that must be read, a new field in the records, which refuse unknown keys); adding an optional
+field to a metadata record does not need a bump. History: 1, the first numbered format; 2, prediction
+records and episode steps carry the server's ``usage`` (token counts), ``run.json`` and
+``manifest.json`` may carry ``release`` (the authors' released benchmark a build was read from).
+Files of format 1 read as before (no ``usage``)."""
 
 SCORER_VERSION = 1
 """The verdict rules of this robustcall (``score``): bump it whenever a change to a scorer, a

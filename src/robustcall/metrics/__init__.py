@@ -98,9 +98,29 @@ from robustcall.metrics._robustness import (
     source_id,
 )
 from robustcall.metrics._summary import COMPONENT_ORDER, Cell, Summary, summarize
+from robustcall.metrics._tokens import (
+    DeltaTokens,
+    Price,
+    Prices,
+    RunTokens,
+    TokenRow,
+    episode_usage,
+    fault_tokens,
+    load_prices,
+    run_tokens,
+)
 from robustcall.metrics._units import UNIT_NOTE, frac, heat_text
 
 __all__ = [
+    "DeltaTokens",
+    "Price",
+    "Prices",
+    "RunTokens",
+    "TokenRow",
+    "episode_usage",
+    "fault_tokens",
+    "load_prices",
+    "run_tokens",
     "ACKNOWLEDGE_PATTERNS",
     "ALPHAS",
     "COMBINES",

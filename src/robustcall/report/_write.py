@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import InputError, paper_reference
-from robustcall.metrics import DEFAULT_RESAMPLES, Resampling
+from robustcall.metrics import DEFAULT_RESAMPLES, Prices, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._runs import RunResult, load_run, run_name, unique_names
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables
+from robustcall.report._tokens import read_run_tokens, token_tables
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
@@ -137,10 +138,12 @@ def write_report(
     seed: int = 0,
     resampling: Resampling = "per-sample",
     paper: bool = True,
+    prices: Prices | None = None,
 ) -> ReportFiles:
     """Score (if needed), compare and render the runs into ``out`` (half-widths resampled as
     ``resampling`` says; significance is always paired by source sample). ``paper``: the paper's 21
-    models as reference rows of Table 2 and Tables 7-14."""
+    models as reference rows of Table 2 and Tables 7-14. ``prices`` (``--prices``): the token tables
+    gain a cost column."""
     runs = load_runs(paths, resamples=resamples, seed=seed, resampling=resampling)
     notes: list[str] = []
     if sizes_file is not None:
@@ -155,6 +158,8 @@ def write_report(
         )
     reference = paper_reference().models if paper else ()
     tables = all_tables(runs, resolve_baseline(baseline, runs), reference)
+    tokens = {r.name: read_run_tokens(r.path, run_name(r.path), prices) for r in runs}
+    tables += token_tables(tokens)
     figures = _figures(runs, sizes)
     out.mkdir(parents=True, exist_ok=True)
     table_files: list[Path] = []
@@ -172,6 +177,13 @@ def write_report(
     page.write_text(_page(runs, tables, figures, notes))
     summary = out / "report.json"
     summary.write_text(
-        json.dumps({r.name: r.stats.model_dump() | {"error_modes": r.error_modes} for r in runs}, indent=2) + "\n"
+        json.dumps(
+            {
+                r.name: r.stats.model_dump() | {"error_modes": r.error_modes, "tokens": tokens[r.name].as_dict()}
+                for r in runs
+            },
+            indent=2,
+        )
+        + "\n"
     )
     return ReportFiles(table_files, figure_files, page, summary, notes)

@@ -21,6 +21,8 @@ of it from the error observation, as it would from a real API. The CoT baseline 
 
 from __future__ import annotations
 
+from typing import Any
+
 from robustcall.core import (
     EvalConfig,
     InputError,
@@ -35,7 +37,7 @@ from robustcall.core import (
 )
 from robustcall.envs import Env, UserTurns, is_solved
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
-from robustcall.models import BindsToEnv, ChatModel, ModelRequest, unwire_calls
+from robustcall.models import BindsToEnv, ChatModel, ModelRequest, ModelResponse, unwire_calls
 
 COT_PROMPT = (
     "Before every action, reason step by step about the previous tool output: is it an error, or does it "
@@ -69,6 +71,17 @@ def _system(tools: list[ToolSpec], model: ChatModel, fmt: OutputFormat, prompt: 
         raise InputError(f"unknown prompt variant {prompt!r}; known: {', '.join(PROMPT_VARIANTS)}")
     return "\n\n".join(parts)
 
+
+
+def _cost(resp: ModelResponse) -> dict[str, Any]:
+    """A step's time and tokens, when the backend measured them (scripted models: neither, so their
+    trajectories stay byte-identical across runs)."""
+    out: dict[str, Any] = {}
+    if resp.latency_s > 0:
+        out["latency_s"] = resp.latency_s
+    if resp.usage is not None:
+        out["usage"] = resp.usage
+    return out
 
 async def run_episode(
     model: ChatModel,
@@ -114,7 +127,9 @@ async def run_episode(
         if not calls:
             reply = env.answer(resp.text) if isinstance(env, UserTurns) else None
             turn = reply.observation if reply is not None and not reply.done else ""
-            steps.append(Step(index=i, raw_output=resp.text, observation=turn, error=resp.error))
+            steps.append(
+                Step(index=i, raw_output=resp.text, observation=turn, error=resp.error, **_cost(resp))
+            )
             messages.append(Message(role="assistant", content=resp.text))
             if reply is None:
                 termination = "no_action"
@@ -136,6 +151,7 @@ async def run_episode(
                 observation=out.observation,
                 fault=fault.model_dump() if fault is not None else None,
                 error=out.observation if out.error else None,
+                **_cost(resp),
             )
         )
         if model.mode == "fc":
