@@ -50,6 +50,7 @@ def register(app: typer.Typer) -> None:
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+        price_list = load_prices(prices) if prices is not None else None
         for run in runs:  # a report reads what `score` wrote: score the runs that have not been scored
             if not (run / SCORES).is_file():
                 score_run(run, resamples=0, seed=seed)
@@ -62,7 +63,7 @@ def register(app: typer.Typer) -> None:
             seed=seed,
             resampling=resampling,
             paper=paper,
-            prices=load_prices(prices) if prices is not None else None,
+            prices=price_list,
         )
         typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")
         for note in files.notes:
