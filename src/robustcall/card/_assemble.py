@@ -22,8 +22,11 @@ from robustcall.metrics import (
     ALPHAS,
     COMPONENT_ORDER,
     DEFAULT_RESAMPLES,
+    DeltaTokens,
     Estimate,
+    Prices,
     combined_interface_reliance,
+    fault_tokens,
     fault_metrics,
     pipe_delta,
 )
@@ -38,6 +41,7 @@ from robustcall.report import (
     RunResult,
     TypeRow,
     load_run,
+    read_run_tokens,
     reference_placement,
 )
 from robustcall.run import clean_id_of
@@ -167,8 +171,27 @@ def fault_section(card: Path, protocol: Protocol) -> list[FaultClassRow]:
     return rows
 
 
-def assemble(card: Path, protocol: Protocol, model: str, env_model: str, *, resamples: int = DEFAULT_RESAMPLES) -> Card:
-    """The card of the runs in ``card`` (all of them finished)."""
+def fault_tokens_section(card: Path, protocol: Protocol, prices: Prices | None) -> dict[str, list[DeltaTokens]]:
+    """Per fault class: its episodes' tokens and time per δ, both environments pooled."""
+    out: dict[str, list[DeltaTokens]] = {}
+    for fc in protocol.fault_classes:
+        episodes = [t for env in protocol.envs for t in read_trajectories(fault_run(card, env, fc))]
+        for rows in fault_tokens(episodes, lambda t: t.model, prices).values():
+            out[FAULT_CLASS_DISPLAY[fc]] = rows
+    return out
+
+
+def assemble(
+    card: Path,
+    protocol: Protocol,
+    model: str,
+    env_model: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    prices: Prices | None = None,
+) -> Card:
+    """The card of the runs in ``card`` (all of them finished); ``prices`` (``--prices``) adds cost
+    to its tokens."""
     return Card(
         protocol=protocol.version,
         budget=protocol.budget,
@@ -181,4 +204,6 @@ def assemble(card: Path, protocol: Protocol, model: str, env_model: str, *, resa
         faults=fault_section(card, protocol),
         fault_delta=FAULT_DELTA,
         runs=[p.as_posix() for p in run_dirs(card)],
+        tokens=read_run_tokens(tc_run(card), model, prices),
+        fault_tokens=fault_tokens_section(card, protocol, prices),
     )

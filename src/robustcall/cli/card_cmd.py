@@ -63,16 +63,28 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         stop_after: StopAfterOpt = None,
+        prices: Annotated[
+            Path | None,
+            typer.Option(
+                "--prices",
+                exists=True,
+                dir_okay=False,
+                help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
+                "card's tokens.",
+            ),
+        ] = None,
     ) -> None:
         """Run the card's fixed protocol with one model (resumable: run it again to go on) and write
         OUT/card.json and OUT/card.html."""
         from robustcall.card import BUDGETS, PROTOCOLS, CardModel, assemble, run_card, write_card
+        from robustcall.metrics import load_prices
         from robustcall.models import make_model
         from robustcall.run import EXIT_INFRA
 
         if budget not in BUDGETS:
             raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         protocol = PROTOCOLS[budget]
+        price_list = load_prices(prices) if prices is not None else None
         for spec in {model, env_model or model}:  # a bad spec fails before anything runs
             make_model(spec, settings_file=settings, base_url=base_url)
         local = model.split(":")[0] == "local"
@@ -89,7 +101,7 @@ def register(app: typer.Typer) -> None:
             asyncio.run(run_card(protocol, chosen, out, data_dir, lambda m: console.print(m, soft_wrap=True)))
         except ValueError as exc:
             raise CommandError(describe(exc)) from None
-        card = assemble(out, protocol, model, env_model or model)
+        card = assemble(out, protocol, model, env_model or model, prices=price_list)
         files = write_card(out, card)
         rb = card.robustbench
         console.print(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 from robustcall.core import InputError, PredictionRecord, Trajectory, Usage, type_info
 from robustcall.metrics._summary import COMPONENT_ORDER
@@ -91,14 +91,17 @@ class TokenRow(BaseModel):
     cost_usd: float | None = None
     """With a price for the model: the cost of the counted tokens."""
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def mean_tokens(self) -> float | None:
         return self.total_tokens / self.with_usage if self.with_usage else None
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def mean_latency_s(self) -> float | None:
         return self.latency_s / self.records if self.records else None
@@ -124,14 +127,6 @@ class TokenRow(BaseModel):
         )
         return self.model_copy(update={"cost_usd": round(price.cost(usage), 6)})
 
-    def as_dict(self) -> dict[str, Any]:
-        """The row with its derived figures (for JSON files)."""
-        return self.model_dump() | {
-            "total_tokens": self.total_tokens,
-            "mean_tokens": self.mean_tokens,
-            "mean_latency_s": self.mean_latency_s,
-        }
-
 
 def overhead(value: float | None, base: float | None) -> float | None:
     """``value / base - 1`` (0.25: a quarter more than the baseline), ``None`` when either is unknown."""
@@ -150,15 +145,6 @@ class RunTokens(BaseModel):
     token_overhead: dict[str, float | None]
     """Component -> its mean tokens per record over Clean's, less one."""
     priced: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "by_type": {k: v.as_dict() for k, v in self.by_type.items()},
-            "by_component": {k: v.as_dict() for k, v in self.by_component.items()},
-            "total": self.total.as_dict(),
-            "token_overhead": self.token_overhead,
-            "priced": self.priced,
-        }
 
 
 def run_tokens(records: Iterable[PredictionRecord], price: Price | None = None) -> RunTokens:

@@ -22,9 +22,13 @@ from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables, error_mode_table, per_type_tables, table2
+from robustcall.report._tokens import fault_token_table, read_run_tokens, token_tables
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
+    "fault_token_table",
+    "read_run_tokens",
+    "token_tables",
     "CARD_JSON",
     "Card",
     "CompareResult",

@@ -179,7 +179,7 @@ def write_report(
     summary.write_text(
         json.dumps(
             {
-                r.name: r.stats.model_dump() | {"error_modes": r.error_modes, "tokens": tokens[r.name].as_dict()}
+                r.name: r.stats.model_dump() | {"error_modes": r.error_modes, "tokens": tokens[r.name].model_dump()}
                 for r in runs
             },
             indent=2,
