@@ -39,7 +39,7 @@ def test_written_with_versions_and_only_the_fields_given(tmp_path: Path) -> None
         "model": "scripted:oracle",
         "shard": None,
     }
-    assert path.read_text().startswith(f"{{\n  \"format_version\": {FORMAT_VERSION},\n")  # sorted keys, two-space indent
+    assert path.read_text().startswith(f'{{\n  "format_version": {FORMAT_VERSION},\n')  # sorted keys, two-space indent
     back = read_run_meta(tmp_path)
     assert (back.format_version, back.model, back.mode, back.bench) == (FORMAT_VERSION, "scripted:oracle", "fc", None)
     assert back.given("limit") and not back.given("bench")

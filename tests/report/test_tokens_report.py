@@ -67,7 +67,9 @@ def run_dir(tmp_path: Path) -> tuple[Path, CountingServer]:
     return run, server
 
 
-def test_records_and_report_totals_equal_the_servers_counts(run_dir: tuple[Path, CountingServer], tmp_path: Path) -> None:
+def test_records_and_report_totals_equal_the_servers_counts(
+    run_dir: tuple[Path, CountingServer], tmp_path: Path
+) -> None:
     run, server = run_dir
     records = read_jsonl(run / "predictions.jsonl", PredictionRecord)
     assert len(records) == 8 and server.requests == 12  # 4 clean + 4 transition records, the latter asked twice
@@ -126,3 +128,30 @@ def test_price_arithmetic_and_refusals(tmp_path: Path) -> None:
     loaded = load_prices(prices)
     assert loaded.for_model("openai:gpt-x@http://h/v1") == Price(input=3, output=4)
     assert loaded.for_model("other") == Price(input=1, output=1)
+
+
+def test_compare_shows_tokens_beside_the_baseline(run_dir: tuple[Path, CountingServer], tmp_path: Path) -> None:
+    base, server = run_dir
+    wordy = CountingServer()
+
+    async def twice_as_long(body: dict[str, Any]) -> Reply:
+        reply = await wordy(body)
+        assert isinstance(reply, dict)
+        reply["usage"]["completion_tokens"] *= 2
+        return reply
+
+    cand = tmp_path / "cand"
+    with serve_chat(twice_as_long) as url:
+        _ok(
+            "run", "--bench", str(tmp_path / "bench"), "--out", str(cand), "--types", "clean,transient_timeout",
+            "--model", f"openai:m@{url}",
+        )  # fmt: skip
+    out = tmp_path / "cmp"
+    printed = _ok("compare", str(base), str(cand), "--out", str(out), "--bootstrap", "0")
+    assert "## Tokens and time" in printed
+    (pair,) = json.loads((out / "compare_tokens.json").read_text())
+    clean = next(p for p in pair["pairs"] if p["unit"] == "clean")
+    b, c = clean["baseline"], clean["candidate"]
+    assert c["completion_tokens"] == 2 * b["completion_tokens"] == 2 * (7 + 8 + 9 + 10)
+    assert clean["tokens_change"] == pytest.approx(c["mean_tokens"] / b["mean_tokens"] - 1)
+    assert server.requests == wordy.requests == 12

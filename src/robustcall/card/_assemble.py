@@ -26,8 +26,8 @@ from robustcall.metrics import (
     Estimate,
     Prices,
     combined_interface_reliance,
-    fault_tokens,
     fault_metrics,
+    fault_tokens,
     pipe_delta,
 )
 from robustcall.report import (

@@ -39,7 +39,8 @@ def register(app: typer.Typer) -> None:
             "--prices",
             exists=True,
             dir_okay=False,
-            help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the tokens tables.",
+            help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
+            "tokens tables.",
         ),
     ) -> None:
         """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""

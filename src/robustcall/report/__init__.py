@@ -14,6 +14,7 @@ from robustcall.report._card_model import (
 from robustcall.report._card_page import card_page
 from robustcall.report._compare import CompareResult, Comparison, NotComparableError, compare_paths, run_kind
 from robustcall.report._compare_out import compare_json, compare_junit, compare_markdown, write_compare
+from robustcall.report._compare_tokens import compare_tokens, tokens_markdown, write_compare_tokens
 from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
@@ -26,9 +27,6 @@ from robustcall.report._tokens import fault_token_table, read_run_tokens, token_
 from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
-    "fault_token_table",
-    "read_run_tokens",
-    "token_tables",
     "CARD_JSON",
     "Card",
     "CompareResult",
@@ -55,23 +53,29 @@ __all__ = [
     "compare_junit",
     "compare_markdown",
     "compare_paths",
+    "compare_tokens",
     "curve_png",
     "curve_rows",
     "drop_heatmap",
     "drops_vs_size",
     "error_mode_table",
     "fault_tables",
+    "fault_token_table",
     "load_run",
     "load_runs",
     "load_sizes",
     "per_type_tables",
     "pipe_tables",
+    "read_run_tokens",
     "reference_placement",
     "report_markdown",
     "retention_vs_size",
     "rewardbench_table",
     "run_kind",
     "table2",
+    "token_tables",
+    "tokens_markdown",
     "write_compare",
+    "write_compare_tokens",
     "write_report",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from robustcall.core import PREDICTIONS, MissingInputError, PredictionRecord, iter_checkpoint, type_info
+from robustcall.core import PREDICTIONS, PredictionRecord, iter_checkpoint, type_info
 from robustcall.metrics import DeltaTokens, Prices, RunTokens, TokenRow, run_tokens
 from robustcall.report._table import Table
 
@@ -20,12 +20,10 @@ COST_NOTE = "Cost: USD from --prices (per million input / output tokens), over t
 
 def read_run_tokens(run_dir: Path, model: str, prices: Prices | None = None) -> RunTokens:
     """The tokens and time of a single-turn run (its ``predictions.jsonl``), priced where ``prices``
-    has the run's ``model``."""
+    has the run's ``model``; a run holding only its verdicts (``scores.jsonl``) has none."""
     path = run_dir / PREDICTIONS
-    if not path.is_file():
-        raise MissingInputError(f"{path} not found: not a single-turn run directory")
     price = prices.for_model(model) if prices is not None else None
-    return run_tokens(iter_checkpoint(path, PredictionRecord), price)
+    return run_tokens(iter_checkpoint(path, PredictionRecord) if path.is_file() else [], price)
 
 
 def _num(value: float | int | None, digits: int = 0) -> str:

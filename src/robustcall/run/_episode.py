@@ -72,7 +72,6 @@ def _system(tools: list[ToolSpec], model: ChatModel, fmt: OutputFormat, prompt: 
     return "\n\n".join(parts)
 
 
-
 def _cost(resp: ModelResponse) -> dict[str, Any]:
     """A step's time and tokens, when the backend measured them (scripted models: neither, so their
     trajectories stay byte-identical across runs)."""
@@ -82,6 +81,7 @@ def _cost(resp: ModelResponse) -> dict[str, Any]:
     if resp.usage is not None:
         out["usage"] = resp.usage
     return out
+
 
 async def run_episode(
     model: ChatModel,
@@ -127,9 +127,7 @@ async def run_episode(
         if not calls:
             reply = env.answer(resp.text) if isinstance(env, UserTurns) else None
             turn = reply.observation if reply is not None and not reply.done else ""
-            steps.append(
-                Step(index=i, raw_output=resp.text, observation=turn, error=resp.error, **_cost(resp))
-            )
+            steps.append(Step(index=i, raw_output=resp.text, observation=turn, error=resp.error, **_cost(resp)))
             messages.append(Message(role="assistant", content=resp.text))
             if reply is None:
                 termination = "no_action"
