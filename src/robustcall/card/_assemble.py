@@ -43,6 +43,7 @@ from robustcall.report import (
     load_run,
     read_run_tokens,
     reference_placement,
+    run_comparability,
 )
 from robustcall.run import clean_id_of
 
@@ -77,6 +78,7 @@ def _examples(run: RunResult, codes: set[str]) -> dict[str, Example]:
 
 def robustbench_section(card: Path, protocol: Protocol, name: str, resamples: int) -> RobustBenchSection:
     run = load_run(tc_run(card), resamples=resamples, seed=protocol.seed, name=name)
+    versus = run_comparability(tc_run(card), len(run.verdicts))
     s = run.stats
     na = Estimate(value=None)
     types = [
@@ -109,7 +111,7 @@ def robustbench_section(card: Path, protocol: Protocol, name: str, resamples: in
             Damaging(code=t.code, display=t.display, component=t.component, drop=t.drop, example=examples.get(t.code))
             for t in worst
         ],
-        reference=reference_placement(name, s, comparable=protocol.budget == "paper"),
+        reference=reference_placement(name, s, comparable=versus[0], versus=versus[1]),
     )
 
 

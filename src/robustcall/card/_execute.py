@@ -38,6 +38,7 @@ from robustcall.run import (
     STOP_AFTER,
     GoldBudget,
     bench_digest,
+    bench_release,
     plan_work,
     resume_meta,
     run_episode,
@@ -141,6 +142,7 @@ async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Pat
         meta = RunMeta(
             bench=str(bench.resolve()),
             bench_digest=bench_digest(bench),
+            release=bench_release(bench),
             model=model.spec,
             model_name=name or model.spec,
             base_url=model.base_url,

@@ -179,6 +179,9 @@ class RunMeta(VersionedMeta):
     """An imported run: the folder its records came from."""
     format: str | None = None
     """An imported run: the kind of files it came from (``bfcl-results``)."""
+    release: dict[str, Any] | None = None
+    """A run of a benchmark read from the authors' release (``build --release``): the manifest's
+    ``release`` (name, commit, file sha256s, ``like_for_like``, ``records``); ``None``: our own build."""
 
 
 class BenchManifest(VersionedMeta):
@@ -219,6 +222,10 @@ class BenchManifest(VersionedMeta):
     guard: dict[str, Any] = Field(default_factory=dict)
     sha256: dict[str, str] = Field(default_factory=dict)
     """sha256 of every JSONL file of the build, by file name."""
+    release: dict[str, Any] | None = None
+    """``build --release``: the release read (``name``, ``commit``, ``layout``, ``files`` with their
+    sha256, ``skipped``, ``like_for_like``: the paper's own 17 files, ``records``: a full run's records
+    with the 6 transition types); ``None``: built from the sources by our harness."""
 
 
 class TrajectoryRunMeta(VersionedMeta):

@@ -19,6 +19,7 @@ from robustcall.report._fault_tables import fault_tables, report_markdown
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
 from robustcall.report._pipe import CurvePoint, curve_png, curve_rows, pipe_tables
 from robustcall.report._placement import Placement, reference_placement
+from robustcall.report._release_note import LIKE_FOR_LIKE, comparability, like_for_like, run_comparability
 from robustcall.report._reward_tables import bon_accuracy_table, bon_error_table, bon_rotbench_table, rewardbench_table
 from robustcall.report._runs import RunResult, load_run
 from robustcall.report._table import Table
@@ -28,6 +29,7 @@ from robustcall.report._write import ReportFiles, load_runs, write_report
 
 __all__ = [
     "CARD_JSON",
+    "LIKE_FOR_LIKE",
     "Card",
     "CompareResult",
     "Comparison",
@@ -49,6 +51,7 @@ __all__ = [
     "bon_error_table",
     "bon_rotbench_table",
     "card_page",
+    "comparability",
     "compare_json",
     "compare_junit",
     "compare_markdown",
@@ -61,6 +64,7 @@ __all__ = [
     "error_mode_table",
     "fault_tables",
     "fault_token_table",
+    "like_for_like",
     "load_run",
     "load_runs",
     "load_sizes",
@@ -71,6 +75,7 @@ __all__ = [
     "report_markdown",
     "retention_vs_size",
     "rewardbench_table",
+    "run_comparability",
     "run_kind",
     "table2",
     "token_tables",

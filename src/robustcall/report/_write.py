@@ -11,6 +11,7 @@ from pathlib import Path
 from robustcall.core import InputError, paper_reference
 from robustcall.metrics import DEFAULT_RESAMPLES, Prices, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
+from robustcall.report._release_note import run_comparability
 from robustcall.report._runs import RunResult, load_run, run_name, unique_names
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables
@@ -108,10 +109,17 @@ def _figures(runs: list[RunResult], sizes: dict[str, float]) -> dict[str, tuple[
     return out
 
 
-def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[str, bytes]], notes: list[str]) -> str:
+def _page(
+    runs: list[RunResult],
+    tables: list[Table],
+    figures: dict[str, tuple[str, bytes]],
+    notes: list[str],
+    versus: dict[str, tuple[bool, str]],
+) -> str:
     listing = "".join(
         f"<li><b>{html.escape(r.name)}</b>: {html.escape(str(r.path))} ({len(r.verdicts)} records, "
-        f"{r.stats.sources} source samples, {r.stats.infra_errors} infrastructure errors)</li>"
+        f"{r.stats.sources} source samples, {r.stats.infra_errors} infrastructure errors); "
+        f"{html.escape(versus[r.name][1])}</li>"
         for r in runs
     )
     figs = "".join(
@@ -158,6 +166,10 @@ def write_report(
         )
     reference = paper_reference().models if paper else ()
     tables = all_tables(runs, resolve_baseline(baseline, runs), reference)
+    versus = {r.name: run_comparability(r.path, len(r.verdicts)) for r in runs}
+    for t in tables:
+        if t.name == "table2":  # which runs stand like for like beside the paper's rows
+            t.notes.append("Beside the paper: " + "; ".join(f"{n}: {why}" for n, (_, why) in versus.items()) + ".")
     tokens = {r.name: read_run_tokens(r.path, run_name(r.path), prices) for r in runs}
     tables += token_tables(tokens)
     figures = _figures(runs, sizes)
@@ -174,12 +186,18 @@ def write_report(
         path.write_bytes(png)
         figure_files.append(path)
     page = out / "report.html"
-    page.write_text(_page(runs, tables, figures, notes))
+    page.write_text(_page(runs, tables, figures, notes, versus))
     summary = out / "report.json"
     summary.write_text(
         json.dumps(
             {
-                r.name: r.stats.model_dump() | {"error_modes": r.error_modes, "tokens": tokens[r.name].model_dump()}
+                r.name: r.stats.model_dump()
+                | {
+                    "error_modes": r.error_modes,
+                    "tokens": tokens[r.name].model_dump(),
+                    "like_for_like": versus[r.name][0],
+                    "versus_paper": versus[r.name][1],
+                }
                 for r in runs
             },
             indent=2,
