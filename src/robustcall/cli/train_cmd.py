@@ -54,6 +54,23 @@ def _check_inputs(*paths: Path | None) -> None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
 
 
+def release_rows(release: Path, split: str) -> tuple[Path, Path | None]:
+    """The release's GRPO parquets of ``split``, each read as ToolRL-DR rows first (a file that is not
+    is refused in one line, before any model loads)."""
+    from robustcall.sources import release_training
+    from robustcall.train import grpo_rows
+
+    train_file, eval_file = release_training(release, split)
+    for path in (train_file, eval_file):
+        if path is not None:
+            try:
+                rows = grpo_rows(path)
+            except ValueError as exc:
+                raise typer.BadParameter(f"not ToolRL-DR rows: {exc}", param_hint="--release") from None
+            typer.echo(f"{path}: {len(rows)} ToolRL-DR rows", err=True)
+    return train_file, eval_file
+
+
 @train.command("dr-data")
 def dr_data(
     inputs: Annotated[
@@ -98,8 +115,26 @@ def dr_data(
 
 @train.command("grpo")
 def grpo(
-    train_data: Annotated[Path, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")],
     output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
+    train_data: Annotated[
+        Path | None, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")
+    ] = None,
+    release: Annotated[
+        Path | None,
+        typer.Option(
+            "--release",
+            help="Train on the authors' released ToolRL-DR data instead of --train: the release folder's "
+            "training/*.parquet (docs/sources.md).",
+        ),
+    ] = None,
+    release_split: Annotated[
+        str,
+        typer.Option(
+            "--release-split",
+            help="With --release: full (DR-Full, training/train.parquet) or mixed (DR-Mixed, "
+            "training/mixed_train.parquet); both validate on training/test.parquet unless --eval is given.",
+        ),
+    ] = "full",
     recipe: Annotated[
         str,
         typer.Option(
@@ -164,6 +199,11 @@ def grpo(
     _check_recipe(recipe, reward, toolrm_scorer)
     if vllm_mode not in ("colocate", "server"):
         raise typer.BadParameter("--vllm-mode must be colocate or server")
+    if (train_data is None) == (release is None):
+        raise typer.BadParameter("give --train or --release (one of them)")
+    if release is not None:
+        train_data, release_eval = release_rows(release, release_split)
+        eval_data = eval_data or release_eval
     _check_inputs(train_data, eval_data)
     try:
         settings = GrpoSettings.model_validate(

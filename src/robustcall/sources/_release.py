@@ -199,7 +199,10 @@ def release_sample(obj: Any, file_type: str | None) -> Sample | str:
         category=str(obj.get("category") or ""),
         source=SourceInfo(original_id=rid, benchmark=key, extra=extra),
         perturbation=PerturbationInfo(
-            type=code, mdp_category=TYPES[code].component, variant=None if variant is None else str(variant)
+            type=code,
+            mdp_category=TYPES[code].component,
+            variant=None if variant is None else str(variant),
+            metadata=meta if isinstance(meta := pert.get("metadata"), dict) else {},  # decoy positions, if given
         ),
         conversation=conversation,
         tools=tools,
