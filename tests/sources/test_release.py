@@ -4,6 +4,7 @@ scored and reported "like for like with the paper" (issue 45 item 1)."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -176,3 +177,24 @@ def test_release_grpo_parquets_load_in_train_as_toolrl_dr_data(tmp_path: Path) -
     assert settings["train"].endswith("mixed_train.parquet") and settings["eval"].endswith("test.parquet")
     missing = runner.invoke(app, ["train", "grpo", "--release", str(release), "--out", str(tmp_path / "o")])
     assert missing.exit_code == 1 and "no training/train.parquet" in missing.output
+
+
+def test_the_leaderboard_says_like_for_like_only_on_the_release(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from robustcall.web import create_app
+
+    release_bench = tmp_path / "release_bench"
+    _ok("build", "--release", str(write_release(tmp_path / "rel")), "--out", str(release_bench))
+    own = tmp_path / "own"  # the same files without the manifest's release: a build of our own
+    shutil.copytree(release_bench, own)
+    manifest = json.loads((own / "manifest.json").read_text())
+    del manifest["release"]
+    (own / "manifest.json").write_text(json.dumps(manifest))
+    pages = {}
+    for name, bench in (("release", release_bench), ("own", own)):
+        with TestClient(create_app(bench, f"sqlite:///{tmp_path / name}.db")) as client:
+            pages[name] = client.get("/").text
+    said = "release robustbench-tc/RobustBench-TC (unknown): a complete submission is like for like"
+    assert said in pages["release"]
+    assert "not like for like with the paper" in pages["own"] and "is like for like" not in pages["own"]
