@@ -198,3 +198,27 @@ def test_the_leaderboard_says_like_for_like_only_on_the_release(tmp_path: Path) 
     said = "release robustbench-tc/RobustBench-TC (unknown): a complete submission is like for like"
     assert said in pages["release"]
     assert "not like for like with the paper" in pages["own"] and "is like for like" not in pages["own"]
+
+
+def test_a_card_of_the_release_places_the_model_like_for_like(tmp_path: Path) -> None:
+    """The card's RobustBench-TC run on the release (``card --budget paper --release``): its placement
+    beside the paper's models is like for like (the paper protocol's 102 records a type lowered to
+    what these few files hold)."""
+    import asyncio
+    import dataclasses
+
+    from robustcall.card import PROTOCOLS, CardModel
+    from robustcall.card._assemble import robustbench_section
+    from robustcall.card._execute import run_tc
+
+    protocol = dataclasses.replace(PROTOCOLS["paper"], min_records_per_type=4)
+    card = tmp_path / "card"
+    release = write_release(tmp_path / "rel")
+    asyncio.run(run_tc(protocol, CardModel(spec="scripted:oracle"), card, None, lambda _: None, release))
+    section = robustbench_section(card, protocol, "scripted:oracle", 0)
+    assert section.records == 104 and section.reference.comparable
+    assert "so like for like with the paper's rows" in section.reference.note
+    quick = runner.invoke(
+        app, ["card", "--release", str(release), "--out", str(tmp_path / "q"), "--model", "scripted:oracle"]
+    )
+    assert quick.exit_code == 1 and "use it with --budget paper" in quick.output

@@ -63,6 +63,14 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         stop_after: StopAfterOpt = None,
+        release: Annotated[
+            Path | None,
+            typer.Option(
+                "--release",
+                help="With --budget paper: answer the authors' released RobustBench-TC (a folder of its files, "
+                "docs/sources.md) instead of our own build; only then is the card like for like with the paper.",
+            ),
+        ] = None,
         prices: Annotated[
             Path | None,
             typer.Option(
@@ -98,7 +106,7 @@ def register(app: typer.Typer) -> None:
         )
         t0 = time.perf_counter()
         try:
-            asyncio.run(run_card(protocol, chosen, out, data_dir, lambda m: console.print(m, soft_wrap=True)))
+            asyncio.run(run_card(protocol, chosen, out, data_dir, lambda m: console.print(m, soft_wrap=True), release))
         except ValueError as exc:
             raise CommandError(describe(exc)) from None
         card = assemble(out, protocol, model, env_model or model, prices=price_list)
