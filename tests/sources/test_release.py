@@ -169,13 +169,13 @@ def test_release_grpo_parquets_load_in_train_as_toolrl_dr_data(tmp_path: Path) -
     pq.write_table(pa.Table.from_pylist(rows), release / "training" / "mixed_train.parquet")
     pq.write_table(pa.Table.from_pylist(rows[:1]), release / "training" / "test.parquet")
     out = _ok(
-        "train", "grpo", "--release", str(release), "--release-split", "mixed", "--out", str(tmp_path / "o"),
+        "train", "grpo", "--train", str(release), "--release-split", "mixed", "--out", str(tmp_path / "o"),
         "--dry-run",
     )  # fmt: skip
     assert "mixed_train.parquet: 3 ToolRL-DR rows" in out and "test.parquet: 1 ToolRL-DR rows" in out
     settings = json.loads(out[out.index("{") :])
     assert settings["train"].endswith("mixed_train.parquet") and settings["eval"].endswith("test.parquet")
-    missing = runner.invoke(app, ["train", "grpo", "--release", str(release), "--out", str(tmp_path / "o")])
+    missing = runner.invoke(app, ["train", "grpo", "--train", str(release), "--out", str(tmp_path / "o")])
     assert missing.exit_code == 1 and "no training/train.parquet" in missing.output
 
 

@@ -54,6 +54,11 @@ def _check_inputs(*paths: Path | None) -> None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
 
 
+def is_release(path: Path) -> bool:
+    """Whether ``--train`` names the released RobustBench-TC's folder (its ``training/`` parquets)."""
+    return path.is_dir() and (path / "training").is_dir() and any((path / "training").glob("*.parquet"))
+
+
 def release_rows(release: Path, split: str) -> tuple[Path, Path | None]:
     """The release's GRPO parquets of ``split``, each read as ToolRL-DR rows first (a file that is not
     is refused in one line, before any model loads)."""
@@ -66,7 +71,7 @@ def release_rows(release: Path, split: str) -> tuple[Path, Path | None]:
             try:
                 rows = grpo_rows(path)
             except ValueError as exc:
-                raise typer.BadParameter(f"not ToolRL-DR rows: {exc}", param_hint="--release") from None
+                raise typer.BadParameter(f"not ToolRL-DR rows: {exc}", param_hint="--train") from None
             typer.echo(f"{path}: {len(rows)} ToolRL-DR rows", err=True)
     return train_file, eval_file
 
@@ -115,23 +120,20 @@ def dr_data(
 
 @train.command("grpo")
 def grpo(
-    output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
     train_data: Annotated[
-        Path | None, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")
-    ] = None,
-    release: Annotated[
-        Path | None,
+        Path,
         typer.Option(
-            "--release",
-            help="Train on the authors' released ToolRL-DR data instead of --train: the release folder's "
-            "training/*.parquet (docs/sources.md).",
+            "--train",
+            help="Training rows (parquet / JSONL / HF folder), or the authors' released RobustBench-TC folder: "
+            "its training/*.parquet, the ToolRL-DR data (--release-split; docs/sources.md).",
         ),
-    ] = None,
+    ],
+    output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
     release_split: Annotated[
         str,
         typer.Option(
             "--release-split",
-            help="With --release: full (DR-Full, training/train.parquet) or mixed (DR-Mixed, "
+            help="When --train is the release folder: full (DR-Full, training/train.parquet) or mixed (DR-Mixed, "
             "training/mixed_train.parquet); both validate on training/test.parquet unless --eval is given.",
         ),
     ] = "full",
@@ -199,10 +201,8 @@ def grpo(
     _check_recipe(recipe, reward, toolrm_scorer)
     if vllm_mode not in ("colocate", "server"):
         raise typer.BadParameter("--vllm-mode must be colocate or server")
-    if (train_data is None) == (release is None):
-        raise typer.BadParameter("give --train or --release (one of them)")
-    if release is not None:
-        train_data, release_eval = release_rows(release, release_split)
+    if is_release(train_data):
+        train_data, release_eval = release_rows(train_data, release_split)
         eval_data = eval_data or release_eval
     _check_inputs(train_data, eval_data)
     try:

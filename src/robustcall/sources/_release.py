@@ -317,7 +317,7 @@ def release_training(root: Path, split: str) -> tuple[Path, Path | None]:
     folder = Path(root) / "training"
     train = folder / TRAINING_FILES[split]
     if not train.is_file():
-        raise MissingDataError(f"--release {root}: no training/{TRAINING_FILES[split]} (the release's GRPO parquets)")
+        raise MissingDataError(f"{root}: no training/{TRAINING_FILES[split]} (the release's GRPO parquets)")
     test = folder / TRAINING_FILES["test"]
     return train, test if test.is_file() else None
 
