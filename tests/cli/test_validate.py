@@ -126,7 +126,7 @@ def test_problems_are_one_line_each_and_exit_1(tmp_path: Path) -> None:
     ]
     # and the commands that read the run refuse it the same way
     refused = runner.invoke(app, ["score", str(run)])
-    assert refused.exit_code == 1 and "reads up to 1: upgrade" in refused.output
+    assert refused.exit_code == 1 and f"reads up to {FORMAT_VERSION}: upgrade" in refused.output
     assert "Traceback" not in refused.output
 
     absent = runner.invoke(app, ["validate", str(tmp_path / "nothing")])

@@ -9,9 +9,7 @@ from robustcall.metrics import Price, Prices, fault_tokens
 
 
 def _episode(task: str, delta: float, tokens: list[int], success: bool = True) -> Trajectory:
-    steps = [
-        Step(index=i, usage=Usage(prompt_tokens=t, completion_tokens=1), latency_s=0.5) for i, t in enumerate(tokens)
-    ]
+    steps = [Step(index=i, usage=Usage(prompt_tokens=t, completion_tokens=1)) for i, t in enumerate(tokens)]
     return Trajectory(
         id=f"maze/{task}@{delta}", env="maze", task_id=task, model="m", config={"delta": delta}, steps=steps,
         success=success,
@@ -29,7 +27,7 @@ def test_fault_tokens_per_delta_with_paired_overheads() -> None:
     (rows,) = fault_tokens(episodes, lambda t: t.model, prices).values()
     zero, faulty = rows
     assert (zero.delta, zero.row.records, zero.row.steps, zero.row.total_tokens) == (0.0, 2, 3, 25)
-    assert zero.row.cost_usd == 22.0 and zero.row.latency_s == 1.5 and zero.row.mean_latency_s == 0.75
+    assert zero.row.cost_usd == 22.0 and zero.row.timed == 0 and zero.row.mean_latency_s is None  # no step time
     assert (faulty.row.records, faulty.row.steps, faulty.row.total_tokens, faulty.row.requests) == (2, 6, 50, 6)
     assert faulty.paired_tasks == 1  # only task a completed in both conditions
     assert faulty.steps_overhead == pytest.approx(4 / 2 - 1)

@@ -57,7 +57,11 @@ def test_run_json_records_the_settings_used_and_resumes_from_an_old_one(tmp_path
         again = _run(bench, out, url, "--resume", "--settings", str(settings))
         assert again.exit_code == 0 and "already done 2" in again.output, again.output
         meta = read_run_meta(out)
-        assert (meta.format_version, meta.model_settings is not None, meta.endpoint_history) == (1, True, [url])
+        assert (meta.format_version, meta.model_settings is not None, meta.endpoint_history) == (
+            FORMAT_VERSION,
+            True,
+            [url],
+        )
 
         # a newer format is not resumed over
         (out / "run.json").write_text(json.dumps({**data, "format_version": FORMAT_VERSION + 1}))

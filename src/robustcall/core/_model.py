@@ -312,10 +312,9 @@ class Step(_Record):
     """PIPE dual mode: which name family the called action came from."""
     error: str | None = None
     """Why the action could not be executed (unknown action, bad arguments, ...)."""
-    latency_s: float | None = None
-    """Wall time of the step's model request (run format 2 on)."""
     usage: Usage | None = None
-    """The server's token counts for the step's model request (run format 2 on)."""
+    """The server's token counts for the step's model request (run format 2 on). No wall time is kept
+    per step: it would make two runs of one seed differ, and trajectories are compared record for record."""
 
 
 class Trajectory(_Record):

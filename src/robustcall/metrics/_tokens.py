@@ -6,6 +6,8 @@ own ``usage`` blocks, and ``latency_s``); nothing is estimated. A record without
 run, a backend that reports none, an answer the local model reused without asking its server) counts
 in ``records`` but not in ``with_usage``, and the means divide by ``with_usage``.
 
+Episodes keep tokens per step but no wall time (it would make two runs of one seed differ).
+
 **Token overhead** beside the fault paper's steps overhead (Table 5): the mean tokens a task attempt
 spends at a δ over its mean at δ = 0, less one, over the attempts completed in both conditions (Table
 5's ``paired`` rule); for a single-turn run, a component's mean tokens per record over Clean's.
@@ -85,7 +87,9 @@ class TokenRow(BaseModel):
     cached_tokens: int | None = None
     """``None`` when no answer of the group said how many input tokens were cached."""
     latency_s: float = 0.0
-    """Wall time summed over the group (requests, retries and backoff)."""
+    """Wall time summed over the group's timed records (requests, retries and backoff)."""
+    timed: int = 0
+    """Records that carry a wall time (episodes carry none: their steps keep tokens only)."""
     steps: int = 0
     """Episodes only: steps taken in all."""
     cost_usd: float | None = None
@@ -104,12 +108,14 @@ class TokenRow(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def mean_latency_s(self) -> float | None:
-        return self.latency_s / self.records if self.records else None
+        return self.latency_s / self.timed if self.timed else None
 
     def add(self, usage: Usage | None, latency: float | None, steps: int = 0) -> None:
         self.records += 1
         self.steps += steps
-        self.latency_s += latency or 0.0
+        if latency is not None:
+            self.timed += 1
+            self.latency_s += latency
         if usage is None:
             return
         self.with_usage += 1
@@ -172,16 +178,13 @@ def run_tokens(records: Iterable[PredictionRecord], price: Price | None = None) 
     )
 
 
-def episode_usage(t: Trajectory) -> tuple[Usage | None, float | None]:
-    """An episode's tokens (its steps' ``usage`` summed; ``None`` when no step has any) and time."""
+def episode_usage(t: Trajectory) -> Usage | None:
+    """An episode's tokens: its steps' ``usage`` summed (``None`` when no step has any)."""
     usage: Usage | None = None
-    latency: float | None = None
     for step in t.steps:
         if step.usage is not None:
             usage = step.usage if usage is None else usage + step.usage
-        if step.latency_s is not None:
-            latency = (latency or 0.0) + step.latency_s
-    return usage, latency
+    return usage
 
 
 class DeltaTokens(BaseModel):
@@ -213,8 +216,7 @@ def fault_tokens(
         for delta in sorted(by_delta):
             row = TokenRow()
             for t in by_delta[delta]:
-                usage, latency = episode_usage(t)
-                row.add(usage, latency, steps=len(t.steps))
+                row.add(episode_usage(t), None, steps=len(t.steps))
             entry = DeltaTokens(delta=delta, row=row.priced(price))
             if delta != 0.0 and base:
                 entry = _paired(entry, base, _solved(by_delta[delta]))
@@ -224,7 +226,7 @@ def fault_tokens(
 
 
 def _solved(ts: Iterable[Trajectory]) -> dict[tuple[str, str, int], tuple[int, Usage | None]]:
-    return {(t.env, t.task_id, t.seed): (len(t.steps), episode_usage(t)[0]) for t in ts if t.success}
+    return {(t.env, t.task_id, t.seed): (len(t.steps), episode_usage(t)) for t in ts if t.success}
 
 
 def _paired(

@@ -89,7 +89,8 @@ def token_tables(runs: dict[str, RunTokens]) -> list[Table]:
 
 
 def fault_token_table(by_agent: dict[str, list[DeltaTokens]]) -> Table:
-    """Per agent and δ: tokens and time per episode, and the paired steps and token overheads over δ = 0."""
+    """Per agent and δ: tokens per episode, and the paired steps and token overheads over δ = 0 (episodes
+    keep no wall time)."""
     priced = any(d.row.cost_usd is not None for rows in by_agent.values() for d in rows)
     rows: list[list[str]] = []
     for agent, deltas in by_agent.items():
@@ -101,7 +102,6 @@ def fault_token_table(by_agent: dict[str, list[DeltaTokens]]) -> Table:
                 str(row.with_usage),
                 _num(row.total_tokens),
                 _num(row.mean_tokens, 1),
-                _num(row.mean_latency_s, 2),
                 str(d.paired_tasks) if d.delta else "",
                 _pct(d.steps_overhead) if d.delta else "",
                 _pct(d.token_overhead) if d.delta else "",
@@ -114,7 +114,6 @@ def fault_token_table(by_agent: dict[str, list[DeltaTokens]]) -> Table:
         "with usage",
         "tokens",
         "tokens / episode",
-        "latency s / episode",
         "paired tasks",
         "steps overhead",
         "token overhead",
@@ -125,4 +124,4 @@ def fault_token_table(by_agent: dict[str, list[DeltaTokens]]) -> Table:
         "the task attempts completed both at δ = 0 and at the δ (Table 5's paired rule), over δ = 0's, less one.",
         *([COST_NOTE] if priced else []),
     ]
-    return Table("fault_tokens", "Tokens and time per fault rate δ", header, rows, notes)
+    return Table("fault_tokens", "Tokens per fault rate δ", header, rows, notes)

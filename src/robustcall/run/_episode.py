@@ -73,14 +73,8 @@ def _system(tools: list[ToolSpec], model: ChatModel, fmt: OutputFormat, prompt: 
 
 
 def _cost(resp: ModelResponse) -> dict[str, Any]:
-    """A step's time and tokens, when the backend measured them (scripted models: neither, so their
-    trajectories stay byte-identical across runs)."""
-    out: dict[str, Any] = {}
-    if resp.latency_s > 0:
-        out["latency_s"] = resp.latency_s
-    if resp.usage is not None:
-        out["usage"] = resp.usage
-    return out
+    """A step's tokens, when the server counted them (not its wall time, which no two runs share)."""
+    return {"usage": resp.usage} if resp.usage is not None else {}
 
 
 async def run_episode(
