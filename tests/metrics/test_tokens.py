@@ -39,3 +39,27 @@ def test_episodes_without_usage_count_but_carry_no_tokens() -> None:
     bare = Trajectory(id="maze/a", env="maze", task_id="a", config={"delta": 0.0}, steps=[Step(index=0)], success=True)
     (rows,) = fault_tokens([bare], lambda t: "x").values()
     assert (rows[0].row.records, rows[0].row.with_usage, rows[0].row.mean_tokens) == (1, 0, None)
+
+
+def test_usage_is_read_as_the_server_gives_it() -> None:
+    from robustcall.models._convert import read_usage
+
+    openai = {"usage": {"prompt_tokens": 9, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 4}}}
+    assert read_usage(openai) == Usage(prompt_tokens=9, completion_tokens=3, cached_tokens=4)
+    llama = {"usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}, "timings": {"cache_n": 7}}
+    assert read_usage(llama) == Usage(prompt_tokens=9, completion_tokens=3, cached_tokens=7)
+    assert read_usage({"usage": {"prompt_tokens": 9, "completion_tokens": 3}}).cached_tokens is None  # type: ignore[union-attr]
+    for bad in (
+        {},
+        {"usage": None},
+        {"usage": {"prompt_tokens": -1, "completion_tokens": 3}},
+        {"usage": {"prompt_tokens": True, "completion_tokens": 1}},
+    ):
+        assert read_usage(bad) is None  # nothing estimated: no usable count, no usage
+
+
+def test_usage_adds_over_requests() -> None:
+    a = Usage(prompt_tokens=5, completion_tokens=2)
+    b = Usage(prompt_tokens=7, completion_tokens=1, cached_tokens=5)
+    assert a + b == Usage(prompt_tokens=12, completion_tokens=3, cached_tokens=5, requests=2)
+    assert (a + a).cached_tokens is None and (a + b).total_tokens == 15
