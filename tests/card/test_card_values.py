@@ -23,6 +23,11 @@ def test_quick_protocol_has_at_least_20_records_per_type(oracle_card: Path) -> N
     assert min(counts.values()) >= 20
     assert card.robustbench.clean_samples == 20 and card.robustbench.records == 460
     assert card.protocol == "card-1" and card.budget == "quick"
+    # tokens and time: every record counted; a scripted model reports no usage, so no token figure
+    assert card.tokens is not None and card.tokens.total.records == 460 and card.tokens.total.with_usage == 0
+    assert sum(row.records for row in card.tokens.by_type.values()) == 460
+    assert card.tokens.total.mean_tokens is None and set(card.fault_tokens) == {r.display for r in card.faults}
+    assert "Tokens and time per component" in (oracle_card / "card.html").read_text()
 
 
 def test_oracle_robustbench_is_perfect_and_first(oracle_card: Path) -> None:
@@ -37,7 +42,9 @@ def test_oracle_robustbench_is_perfect_and_first(oracle_card: Path) -> None:
     assert all(t.drop.value == 0.0 and t.accuracy.value == 1.0 for t in rb.types)
     assert rb.most_damaging == []  # nothing lowered accuracy
     assert (rb.reference.rank, rb.reference.rank_low, rb.reference.rank_high, rb.reference.of) == (1, 1, 1, 22)
-    assert not rb.reference.comparable and "quick" in rb.reference.note
+    assert not rb.reference.comparable and "not like for like with the paper: robustcall's own build" in (
+        rb.reference.note
+    )
     assert [r["this"] for r in rb.reference.rows].index(True) == 0 and len(rb.reference.rows) == 22
 
 

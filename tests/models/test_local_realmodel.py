@@ -57,3 +57,34 @@ def test_local_model_answers_in_prompt_mode_and_fc_mode(sample: Sample) -> None:
     if fc.error_kind is None:
         assert fc.tool_calls is not None
         assert all(c.name in {t.name for t in sample.tools} for c in fc.tool_calls)
+
+
+def test_recorded_usage_is_llama_servers_own_count(sample: Sample) -> None:
+    """The usage our client records is the one llama-server reports: the same request posted raw and
+    through the client (greedy, so the same answer) gives the same prompt and completion counts."""
+    import json
+    import urllib.request
+
+    settings = ModelSettings(max_tokens=32, timeout_s=120, temperature=0.0)
+    req = ModelRequest(messages=[sample.conversation[-1]], tools=sample.tools, sample=sample)
+
+    async def go() -> tuple[ModelResponse, dict[str, object]]:
+        model = LocalModel(settings, concurrency=1, reuse_answers=False)
+        try:
+            ours = await model.complete(req)
+            client = OpenAIChatModel("local", model.server.base_url, settings, mode=model.mode)
+            body, _ = client.request_body(req)
+            url = f"{model.server.base_url.rstrip('/')}/v1/chat/completions"
+            raw = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+            reply = await asyncio.to_thread(lambda: json.loads(urllib.request.urlopen(raw, timeout=120).read()))
+            return ours, reply["usage"]
+        finally:
+            await model.aclose()
+
+    ours, usage = asyncio.run(go())
+    assert ours.usage is not None, "llama-server's answer carried no usage"
+    assert (ours.usage.prompt_tokens, ours.usage.completion_tokens) == (
+        usage["prompt_tokens"],
+        usage["completion_tokens"],
+    )
+    assert 0 < ours.usage.completion_tokens <= 32

@@ -100,7 +100,7 @@ def test_write_report_files(tmp_path: Path) -> None:
     names = sorted(p.name for p in files.tables)
     assert names == sorted(
         f"{stem}.{ext}"
-        for stem in ("table2", "per_type_observation", "per_type_reward", "error_modes")
+        for stem in ("table2", "per_type_observation", "per_type_reward", "error_modes", "tokens", "tokens_per_type")
         for ext in ("md", "csv", "tex")
     )
     assert files.notes == ["Figures 2 and 3 (against model size) need --sizes: not drawn"]

@@ -170,3 +170,36 @@ def test_oracle_is_right_on_every_static_perturbation(tmp_path: Path, shared_dat
     assert {s.perturbation.type for s in samples} >= {"clean", "same_name_C", "CD_AB", "TD_NT"}
     wrong = [s for s in samples if s.id in {v.id for v in score_records(_oracle(samples)) if not v.correct}]
     assert [s.id for s in wrong if clean_id_of(s) not in BFCL_GOLD_FAULTS] == []
+
+
+def _paper_table3(seeds: Path) -> dict[str, tuple[int, float, int, float]]:
+    """Table 3 of paper 000 as its text prints it: source -> (clean, avg./type, total, avg. tools)."""
+    (paper,) = seeds.glob("000_*.txt")
+    lines = paper.read_text(encoding="utf-8").splitlines()
+    start = lines.index(next(ln for ln in lines if ln.startswith("Benchmark\tClean\tAvg./type")))
+    names = {"BFCL V3 (ST)": "bfcl", "API-Bank": "apibank", "RoTBench": "rotbench", "ToolAlpaca": "toolalpaca"}
+    names |= {"ToolEyes": "tooleyes"}
+    out: dict[str, tuple[int, float, int, float]] = {}
+    for line in lines[start + 1 : start + 6]:
+        cells = line.split("\t")
+        out[names[cells[0]]] = (int(cells[1]), float(cells[2]), int(cells[3]), float(cells[4]))
+    return out
+
+
+def test_default_build_beside_table3_of_the_paper_text(full_build_oracle: FullBuild, shared_data: Path) -> None:
+    """Issue 45: our default build's per-source counts against Table 3 as paper 000's text prints it
+    (read from the paper, not from our own copy of its numbers): clean and total exactly; avg./type
+    as Table 3's own totals give it ((total − clean) / 22: the printed 22.0 and 71.6 disagree with
+    their rows, docs/sources.md); avg. tools within 5% except ToolAlpaca (documented)."""
+    seeds = shared_data.parent / "seeds"
+    if not seeds.is_dir():
+        pytest.skip(f"paper texts not found at {seeds}")
+    table3 = _paper_table3(seeds)
+    _, _, manifest = full_build_oracle
+    comp, tools = manifest["composition"], manifest["avg_tools"]
+    assert {n: (r["clean"], r["total"]) for n, r in comp.items()} == {n: (c, t) for n, (c, _, t, _) in table3.items()}
+    for name, (clean, _, total, paper_tools) in table3.items():
+        assert comp[name]["avg_per_type"] == round((total - clean) / 22, 1)
+        if name != "toolalpaca":
+            assert abs(tools[name]["ours"] - paper_tools) <= 0.05 * paper_tools, name
+    assert sum(t for _, _, t, _ in table3.values()) == 3721

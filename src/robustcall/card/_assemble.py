@@ -22,9 +22,12 @@ from robustcall.metrics import (
     ALPHAS,
     COMPONENT_ORDER,
     DEFAULT_RESAMPLES,
+    DeltaTokens,
     Estimate,
+    Prices,
     combined_interface_reliance,
     fault_metrics,
+    fault_tokens,
     pipe_delta,
 )
 from robustcall.report import (
@@ -38,7 +41,9 @@ from robustcall.report import (
     RunResult,
     TypeRow,
     load_run,
+    read_run_tokens,
     reference_placement,
+    run_comparability,
 )
 from robustcall.run import clean_id_of
 
@@ -73,6 +78,7 @@ def _examples(run: RunResult, codes: set[str]) -> dict[str, Example]:
 
 def robustbench_section(card: Path, protocol: Protocol, name: str, resamples: int) -> RobustBenchSection:
     run = load_run(tc_run(card), resamples=resamples, seed=protocol.seed, name=name)
+    versus = run_comparability(tc_run(card), len(run.verdicts))
     s = run.stats
     na = Estimate(value=None)
     types = [
@@ -105,7 +111,7 @@ def robustbench_section(card: Path, protocol: Protocol, name: str, resamples: in
             Damaging(code=t.code, display=t.display, component=t.component, drop=t.drop, example=examples.get(t.code))
             for t in worst
         ],
-        reference=reference_placement(name, s, comparable=protocol.budget == "paper"),
+        reference=reference_placement(name, s, comparable=versus[0], versus=versus[1]),
     )
 
 
@@ -167,8 +173,27 @@ def fault_section(card: Path, protocol: Protocol) -> list[FaultClassRow]:
     return rows
 
 
-def assemble(card: Path, protocol: Protocol, model: str, env_model: str, *, resamples: int = DEFAULT_RESAMPLES) -> Card:
-    """The card of the runs in ``card`` (all of them finished)."""
+def fault_tokens_section(card: Path, protocol: Protocol, prices: Prices | None) -> dict[str, list[DeltaTokens]]:
+    """Per fault class: its episodes' tokens and time per δ, both environments pooled."""
+    out: dict[str, list[DeltaTokens]] = {}
+    for fc in protocol.fault_classes:
+        episodes = [t for env in protocol.envs for t in read_trajectories(fault_run(card, env, fc))]
+        for rows in fault_tokens(episodes, lambda t: t.model, prices).values():
+            out[FAULT_CLASS_DISPLAY[fc]] = rows
+    return out
+
+
+def assemble(
+    card: Path,
+    protocol: Protocol,
+    model: str,
+    env_model: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    prices: Prices | None = None,
+) -> Card:
+    """The card of the runs in ``card`` (all of them finished); ``prices`` (``--prices``) adds cost
+    to its tokens."""
     return Card(
         protocol=protocol.version,
         budget=protocol.budget,
@@ -181,4 +206,6 @@ def assemble(card: Path, protocol: Protocol, model: str, env_model: str, *, resa
         faults=fault_section(card, protocol),
         fault_delta=FAULT_DELTA,
         runs=[p.as_posix() for p in run_dirs(card)],
+        tokens=read_run_tokens(tc_run(card), model, prices),
+        fault_tokens=fault_tokens_section(card, protocol, prices),
     )

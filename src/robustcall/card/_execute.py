@@ -31,13 +31,14 @@ from robustcall.core import (
 from robustcall.envs import load_env
 from robustcall.faults import FaultyEnv, load_profile
 from robustcall.models import ChatModel, ModelSettings, make_model, resolve_base_url
-from robustcall.perturb import build_benchmark
+from robustcall.perturb import build_benchmark, build_release
 from robustcall.run import (
     ALL_TYPES,
     EXIT_INFRA,
     STOP_AFTER,
     GoldBudget,
     bench_digest,
+    bench_release,
     plan_work,
     resume_meta,
     run_episode,
@@ -50,6 +51,7 @@ from robustcall.run import (
     write_meta,
 )
 from robustcall.score import score_run
+from robustcall.sources import load_release
 
 Note = Callable[[str], None]
 PROGRESS_EVERY = 50
@@ -97,11 +99,17 @@ def _previous(run_dir: Path) -> RunMeta | None:
         return None
 
 
-def build_tc(protocol: Protocol, card: Path, data_dir: Path | None, note: Note) -> Path:
+def build_tc(protocol: Protocol, card: Path, data_dir: Path | None, note: Note, release: Path | None = None) -> Path:
     """The card's RobustBench-TC build (kept when already built); refused when a type falls short of
-    the protocol's records."""
+    the protocol's records. ``release``: read the authors' released benchmark instead (``--release``;
+    the paper budget only: its records are the paper's 3,721)."""
     bench = tc_bench(card)
-    if not (bench / MANIFEST).is_file():
+    if not (bench / MANIFEST).is_file() and release is not None:
+        if protocol.budget != "paper":
+            raise InputError("--release answers the authors' whole benchmark: use it with --budget paper")
+        note(f"reading the released RobustBench-TC from {release} into {bench}")
+        build_release(load_release(release), bench)
+    elif not (bench / MANIFEST).is_file():
         if protocol.tc_sources != ("bfcl",) and data_dir is None:
             raise MissingInputError(
                 f"the {protocol.budget} budget builds RobustBench-TC from {', '.join(protocol.tc_sources)}: "
@@ -127,10 +135,12 @@ def build_tc(protocol: Protocol, card: Path, data_dir: Path | None, note: Note) 
     return bench
 
 
-async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Path | None, note: Note) -> None:
+async def run_tc(
+    protocol: Protocol, model: CardModel, card: Path, data_dir: Path | None, note: Note, release: Path | None = None
+) -> None:
     """RobustBench-TC as ``robustcall bench`` runs it (every type, each sample's variants back to back
     sorted by prompt, output budgets from the gold calls), then scored."""
-    bench = build_tc(protocol, card, data_dir, note)
+    bench = build_tc(protocol, card, data_dir, note, release)
     run_dir = tc_run(card)
     items = with_trials(plan_work(bench, list(ALL_TYPES), order="prefix"), model.trials, protocol.seed)
     chat = model.make(model.spec)
@@ -144,6 +154,7 @@ async def run_tc(protocol: Protocol, model: CardModel, card: Path, data_dir: Pat
         meta = RunMeta(
             bench=str(bench.resolve()),
             bench_digest=bench_digest(bench),
+            release=bench_release(bench),
             model=model.spec,
             model_name=name or model.spec,
             base_url=model.base_url,
@@ -263,11 +274,19 @@ async def run_fault_classes(protocol: Protocol, model: CardModel, card: Path, no
                 raise stopped_failure(model.stop, stats.stopped, f"run the same card again to go on ({out})")
 
 
-async def run_card(protocol: Protocol, model: CardModel, card: Path, data_dir: Path | None, note: Note) -> None:
-    """Every run of the protocol into ``card`` (each resumed where it stopped)."""
+async def run_card(
+    protocol: Protocol,
+    model: CardModel,
+    card: Path,
+    data_dir: Path | None,
+    note: Note,
+    release: Path | None = None,
+) -> None:
+    """Every run of the protocol into ``card`` (each resumed where it stopped); ``release``: the
+    RobustBench-TC run answers the authors' released benchmark (``build_tc``)."""
     for env in protocol.envs:  # an environment that cannot start (a missing extra) fails before the first run
         load_env(env, None)()
     card.mkdir(parents=True, exist_ok=True)
-    await run_tc(protocol, model, card, data_dir, note)
+    await run_tc(protocol, model, card, data_dir, note, release)
     await run_pipe_levels(protocol, model, card, note)
     await run_fault_classes(protocol, model, card, note)

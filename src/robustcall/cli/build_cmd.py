@@ -83,8 +83,20 @@ def register(app: typer.Typer) -> None:
             typer.Option("--tokenizer", help="A tokenizer.json counting context-pressure tokens (default: 4 chars)."),
         ] = None,
         composition: CompositionOpt = "paper",
+        release: Annotated[
+            str | None,
+            typer.Option(
+                "--release",
+                help="Read the authors' released RobustBench-TC instead of building it: a folder of its files "
+                "(clean.jsonl and the 16 type files, or the larger card's unified_benchmark/), or hf to "
+                "download robustbench-tc/RobustBench-TC (docs/sources.md). The other build options do not apply.",
+            ),
+        ] = None,
     ) -> None:
         """Build RobustBench-TC: clean samples plus the 16 static perturbation types (and, asked, the beyond ones)."""
+        if release is not None:
+            build_from_release(release, out)
+            return
         from robustcall.perturb import COMPOSITIONS, build_benchmark, static_types
         from robustcall.sources import SOURCE_NAMES
 
@@ -128,6 +140,31 @@ def register(app: typer.Typer) -> None:
             finally:
                 close(chosen)
         print_build(manifest, names, out, time.perf_counter() - t0)
+
+
+def build_from_release(release: str, out: Path) -> None:
+    """``build --release DIR|hf``: the release's records into ``out``, with the counts beside the paper's."""
+    from robustcall.core import cache_dir
+    from robustcall.perturb import build_release
+    from robustcall.sources import download_release, load_release
+
+    t0 = time.perf_counter()
+    root = download_release(cache_dir() / "release") if release == "hf" else Path(release)
+    data = load_release(root)
+    manifest = build_release(data, out)
+    info = manifest["release"]
+    skipped = "; ".join(f"{why}: {n}" for why, n in info["skipped"].items())
+    console.print(
+        f"release {info['name']} (commit {info['commit'] or 'unknown'}, layout {info['layout']}): "
+        f"{sum(manifest['counts'].values())} records in {len(info['files'])} files"
+        + (f"; skipped {skipped}" if skipped else ""),
+        soft_wrap=True,
+    )
+    print_build(manifest, manifest["sources"], out, time.perf_counter() - t0)
+    if info["like_for_like"]:
+        console.print("the paper's own records: runs of this build are like for like with the paper's Table 2")
+    else:
+        console.print("not the paper's 17 files in full: runs of this build are not like for like with its Table 2")
 
 
 CompositionOpt = Annotated[

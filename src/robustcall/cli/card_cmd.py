@@ -98,10 +98,29 @@ def register(app: typer.Typer) -> None:
                 "pass^k, noise floors in the report); 1 (default): the protocol's one answer per record.",
             ),
         ] = 1,
+        release: Annotated[
+            Path | None,
+            typer.Option(
+                "--release",
+                help="With --budget paper: answer the authors' released RobustBench-TC (a folder of its files, "
+                "docs/sources.md) instead of our own build; only then is the card like for like with the paper.",
+            ),
+        ] = None,
+        prices: Annotated[
+            Path | None,
+            typer.Option(
+                "--prices",
+                exists=True,
+                dir_okay=False,
+                help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
+                "card's tokens.",
+            ),
+        ] = None,
     ) -> None:
         """Run the card's fixed protocol with one model (resumable: run it again to go on) and write
         OUT/card.json and OUT/card.html."""
         from robustcall.card import BUDGETS, PROTOCOLS, CardModel, assemble, run_card, write_card
+        from robustcall.metrics import load_prices
         from robustcall.models import make_model
         from robustcall.run import EXIT_INFRA
 
@@ -109,6 +128,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         protocol = PROTOCOLS[budget]
         refuse_request_policy_episodes(model, env_model)
+        price_list = load_prices(prices) if prices is not None else None
         for spec in {model, env_model or model}:  # a bad spec fails before anything runs
             make_model(spec, settings_file=settings, base_url=base_url)
         local = model.split(":")[0] == "local"
@@ -123,10 +143,10 @@ def register(app: typer.Typer) -> None:
         )
         t0 = time.perf_counter()
         try:
-            asyncio.run(run_card(protocol, chosen, out, data_dir, lambda m: console.print(m, soft_wrap=True)))
+            asyncio.run(run_card(protocol, chosen, out, data_dir, lambda m: console.print(m, soft_wrap=True), release))
         except ValueError as exc:
             raise CommandError(describe(exc)) from None
-        card = assemble(out, protocol, model, env_model or model)
+        card = assemble(out, protocol, model, env_model or model, prices=price_list)
         files = write_card(out, card)
         rb = card.robustbench
         console.print(

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from robustcall.cli._errors import EXIT_REGRESSION
 from robustcall.cli._options import DEFAULT_RESAMPLES, BootstrapOpt, SeedOpt
+
+if TYPE_CHECKING:
+    from robustcall.metrics import Prices
+    from robustcall.report import CompareResult
 
 
 def register(app: typer.Typer) -> None:
@@ -65,6 +69,16 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option("--target", help="With --plan: overall (Pert. Acc.), a component, or a type (CD, Typo, ...)."),
         ] = "overall",
+        prices: Annotated[
+            Path | None,
+            typer.Option(
+                "--prices",
+                exists=True,
+                dir_okay=False,
+                help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
+                "tokens section.",
+            ),
+        ] = None,
     ) -> None:
         """Paired comparison of two runs of the same work: Δ with 95% intervals, exact tests, Holm.
 
@@ -72,12 +86,16 @@ def register(app: typer.Typer) -> None:
         failed (a significant drop larger than --fail-on-drop / --fail-on-type); 5: nothing to judge (a
         side without a scorable record, only infrastructure errors, a part one side lacks, the same
         folder twice)."""
+        from robustcall.metrics import load_prices
+
         if plan_drop is not None:
             from robustcall.cli._plan import print_plan
 
             print_plan(baseline, candidate, plan_drop, target, alpha, seed)
             return
         from robustcall.report import compare_markdown, compare_paths, write_compare
+
+        price_list = load_prices(prices) if prices is not None else None
 
         result = compare_paths(
             baseline,
@@ -91,8 +109,20 @@ def register(app: typer.Typer) -> None:
         )
         typer.echo(compare_markdown(result), nl=False)
         files = write_compare(result, out)
+        files += _tokens_section(result, out, price_list)
         typer.echo(f"wrote {', '.join(str(f) for f in files)}", err=True)
         failures = result.gate_failures()
         if failures:
             typer.echo(f"gate failed: {len(failures)} significant drop(s) beyond the threshold", err=True)
             raise typer.Exit(EXIT_REGRESSION)
+
+
+def _tokens_section(result: CompareResult, out: Path, prices: Prices | None) -> list[Path]:
+    """Print and write what each pair of runs cost (tokens and time; no gate reads it)."""
+    from robustcall.report import compare_tokens, tokens_markdown, write_compare_tokens
+
+    tokens = compare_tokens(result, prices)
+    text = tokens_markdown(tokens)
+    if text:
+        typer.echo("\n" + text, nl=False)
+    return write_compare_tokens(tokens, out)

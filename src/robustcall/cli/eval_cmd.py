@@ -153,6 +153,7 @@ def _execute(
         STOP_AFTER,
         GoldBudget,
         bench_digest,
+        bench_release,
         file_digest,
         parse_shard,
         parse_types,
@@ -202,6 +203,7 @@ def _execute(
     meta = RunMeta(
         bench=str(bench.resolve()),
         bench_digest=digest,
+        release=bench_release(bench),
         model=model_spec,
         model_name=model_name,
         base_url=base_url,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 import shutil
 from dataclasses import dataclass, fields
@@ -440,12 +441,22 @@ def report(
             "+ CoT Prompting for a --prompt cot run, else the agent's name).",
         ),
     ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            exists=True,
+            dir_okay=False,
+            help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
+            "tokens table.",
+        ),
+    ] = None,
 ) -> None:
     """Tables 1-6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, Baseline / CoT / fine-tuned
     side by side, steps, failure modes) over one or more runs; with --out also report.md, report.json
     and each table as CSV and LaTeX."""
-    from robustcall.metrics import fault_report
-    from robustcall.report import fault_tables, report_markdown
+    from robustcall.metrics import agent_of, fault_report, fault_tokens, load_prices
+    from robustcall.report import fault_tables, fault_token_table, report_markdown
     from robustcall.run import read_trajectories
 
     trajectories = []
@@ -466,13 +477,17 @@ def report(
         raise typer.BadParameter(str(exc)) from None
     if method and len(method) > len(rep.order):
         raise typer.BadParameter(f"{len(method)} --method labels for {len(rep.order)} agents", param_hint="--method")
-    text = report_markdown(rep, method)
+    by_delta = fault_tokens(trajectories, agent_of, load_prices(prices) if prices is not None else None)
+    tokens = fault_token_table(by_delta)
+    text = report_markdown(rep, method) + "\n" + tokens.markdown()
     typer.echo(text)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.md").write_text(text)
         (out / "report.json").write_text(rep.model_dump_json(indent=2) + "\n")
-        for table in fault_tables(rep, method):
+        dump = {agent: [d.model_dump() for d in rows] for agent, rows in by_delta.items()}
+        (out / "fault_tokens.json").write_text(json.dumps(dump, indent=2) + "\n")
+        for table in [*fault_tables(rep, method), tokens]:
             (out / f"{table.name}.csv").write_text(table.csv())
             (out / f"{table.name}.tex").write_text(table.latex())
 

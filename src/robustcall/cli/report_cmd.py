@@ -34,15 +34,24 @@ def register(app: typer.Typer) -> None:
             "--paper/--no-paper",
             help="Show the paper's 21 models (Table 2, Tables 7-14) as reference rows beside the runs.",
         ),
+        prices: Path | None = typer.Option(
+            None,
+            "--prices",
+            exists=True,
+            dir_okay=False,
+            help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
+            "tokens tables.",
+        ),
     ) -> None:
         """Table 2, Tables 7-14, error modes, Figures 2-4 and report.html for the given runs."""
         from robustcall.core import SCORES
-        from robustcall.metrics import RESAMPLINGS
+        from robustcall.metrics import RESAMPLINGS, load_prices
         from robustcall.report import write_report
         from robustcall.score import score_run, torn_predictions
 
         if resampling not in RESAMPLINGS:
             raise typer.BadParameter(f"--resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+        price_list = load_prices(prices) if prices is not None else None
         for run in runs:  # a report reads what `score` wrote: score the runs that have not been scored
             if not (run / SCORES).is_file():
                 torn = torn_predictions(run)
@@ -58,6 +67,7 @@ def register(app: typer.Typer) -> None:
             seed=seed,
             resampling=resampling,
             paper=paper,
+            prices=price_list,
         )
         typer.echo(f"wrote {len(files.tables)} table files, {len(files.figures)} figures, {files.html}")
         for note in files.notes:

@@ -54,6 +54,28 @@ def _check_inputs(*paths: Path | None) -> None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
 
 
+def is_release(path: Path) -> bool:
+    """Whether ``--train`` names the released RobustBench-TC's folder (its ``training/`` parquets)."""
+    return path.is_dir() and (path / "training").is_dir() and any((path / "training").glob("*.parquet"))
+
+
+def release_rows(release: Path, split: str) -> tuple[Path, Path | None]:
+    """The release's GRPO parquets of ``split``, each read as ToolRL-DR rows first (a file that is not
+    is refused in one line, before any model loads)."""
+    from robustcall.sources import release_training
+    from robustcall.train import grpo_rows
+
+    train_file, eval_file = release_training(release, split)
+    for path in (train_file, eval_file):
+        if path is not None:
+            try:
+                rows = grpo_rows(path)
+            except ValueError as exc:
+                raise typer.BadParameter(f"not ToolRL-DR rows: {exc}", param_hint="--train") from None
+            typer.echo(f"{path}: {len(rows)} ToolRL-DR rows", err=True)
+    return train_file, eval_file
+
+
 @train.command("dr-data")
 def dr_data(
     inputs: Annotated[
@@ -98,8 +120,23 @@ def dr_data(
 
 @train.command("grpo")
 def grpo(
-    train_data: Annotated[Path, typer.Option("--train", help="Training rows (parquet / JSONL / HF folder).")],
+    train_data: Annotated[
+        Path,
+        typer.Option(
+            "--train",
+            help="Training rows (parquet / JSONL / HF folder), or the authors' released RobustBench-TC folder: "
+            "its training/*.parquet, the ToolRL-DR data (--release-split; docs/sources.md).",
+        ),
+    ],
     output_dir: Annotated[Path, typer.Option("--out", help="Checkpoints and the final model.")],
+    release_split: Annotated[
+        str,
+        typer.Option(
+            "--release-split",
+            help="When --train is the release folder: full (DR-Full, training/train.parquet) or mixed (DR-Mixed, "
+            "training/mixed_train.parquet); both validate on training/test.parquet unless --eval is given.",
+        ),
+    ] = "full",
     recipe: Annotated[
         str,
         typer.Option(
@@ -164,6 +201,9 @@ def grpo(
     _check_recipe(recipe, reward, toolrm_scorer)
     if vllm_mode not in ("colocate", "server"):
         raise typer.BadParameter("--vllm-mode must be colocate or server")
+    if is_release(train_data):
+        train_data, release_eval = release_rows(train_data, release_split)
+        eval_data = eval_data or release_eval
     _check_inputs(train_data, eval_data)
     try:
         settings = GrpoSettings.model_validate(

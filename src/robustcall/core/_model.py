@@ -125,6 +125,45 @@ class GoldenAnswer(_Record):
         return ToolCall(name=self.name, arguments=dict(self.parameters))
 
 
+class Usage(_Record):
+    """The tokens one answer cost, as the server counted them (OpenAI's ``usage`` block): summed over
+    every request a record made (both passes of a transition type, every step of an episode)."""
+
+    prompt_tokens: int = 0
+    """Input tokens (``usage.prompt_tokens``)."""
+    completion_tokens: int = 0
+    """Output tokens (``usage.completion_tokens``)."""
+    cached_tokens: int | None = None
+    """Input tokens served from the server's prompt cache (``usage.prompt_tokens_details.cached_tokens``,
+    or llama.cpp's ``timings.cache_n``), where the server says; ``None``: it did not."""
+    requests: int = 1
+    """The server answers these counts are the sum of."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        cached = (
+            None
+            if self.cached_tokens is None and other.cached_tokens is None
+            else (self.cached_tokens or 0) + (other.cached_tokens or 0)
+        )
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=cached,
+            requests=self.requests + other.requests,
+        )
+
+
+def add_usage(a: Usage | None, b: Usage | None) -> Usage | None:
+    """``a + b`` where both are known, else whichever is (``None``: the server gave neither)."""
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
 class Message(_Record):
     """One conversation turn."""
 
@@ -236,6 +275,9 @@ class Prediction(_Record):
     """As ``raw_output_cut``, for ``pass1_raw_output``."""
     pass1_tool_calls: list[ToolCall] | None = None
     latency_s: float | None = None
+    usage: Usage | None = None
+    """The server's token counts over every request of the record (run format 2 on; ``None``: an
+    older file, a backend that reports none, or an answer reused without asking the server)."""
 
     def kept(self) -> Prediction:
         """This prediction as a file keeps it: each text longer than :data:`MAX_PARSE_CHARS` cut to
@@ -328,6 +370,9 @@ class Step(_Record):
     """PIPE dual mode: which name family the called action came from."""
     error: str | None = None
     """Why the action could not be executed (unknown action, bad arguments, ...)."""
+    usage: Usage | None = None
+    """The server's token counts for the step's model request (run format 2 on). No wall time is kept
+    per step: it would make two runs of one seed differ, and trajectories are compared record for record."""
 
 
 class Trajectory(_Record):

@@ -48,12 +48,16 @@ CLEAN_SAMPLES = "clean.jsonl"
 
 FORMAT_VERSION = 2
 """The run-directory format this robustcall writes and the newest it reads. Bump it when a file's
-layout changes so that an older reader would misread it (a renamed or re-typed field, a new file
-that must be read); adding an optional field does not need a bump.
+layout changes so that an older reader would misread or refuse it (a renamed or re-typed field, a new
+file that must be read, a new field in the records, which refuse unknown keys); adding an optional
+field to a metadata record does not need a bump.
 
-2 (issue 43): a prediction's ``raw_output`` / ``pass1_raw_output`` longer than the parser reads is
-kept cut to its first ``MAX_PARSE_CHARS`` characters, with ``raw_output_cut`` (its whole length and
-sha256) beside it: a reader that ignored that field would take the cut text for the answer.
+2 (issues 43 and 45): a prediction's ``raw_output`` / ``pass1_raw_output`` longer than the parser reads
+is kept cut to its first ``MAX_PARSE_CHARS`` characters, with ``raw_output_cut`` (its whole length and
+sha256) beside it: a reader that ignored that field would take the cut text for the answer; prediction
+records and episode steps carry the server's ``usage`` (token counts), records of a K-trial run their
+``trial``; ``run.json`` and ``manifest.json`` may carry ``release`` (the authors' released benchmark a
+build was read from). Files of format 1 read as before (no ``usage``).
 1: ``format_version`` and the versions written into every metadata file."""
 
 SCORER_VERSION = 1
@@ -192,6 +196,9 @@ class RunMeta(VersionedMeta):
     """An imported run: the folder its records came from."""
     format: str | None = None
     """An imported run: the kind of files it came from (``bfcl-results``)."""
+    release: dict[str, Any] | None = None
+    """A run of a benchmark read from the authors' release (``build --release``): the manifest's
+    ``release`` (name, commit, file sha256s, ``like_for_like``, ``records``); ``None``: our own build."""
 
 
 class BenchManifest(VersionedMeta):
@@ -232,6 +239,10 @@ class BenchManifest(VersionedMeta):
     guard: dict[str, Any] = Field(default_factory=dict)
     sha256: dict[str, str] = Field(default_factory=dict)
     """sha256 of every JSONL file of the build, by file name."""
+    release: dict[str, Any] | None = None
+    """``build --release``: the release read (``name``, ``commit``, ``layout``, ``files`` with their
+    sha256, ``skipped``, ``like_for_like``: the paper's own 17 files, ``records``: a full run's records
+    with the 6 transition types); ``None``: built from the sources by our harness."""
 
 
 class TrajectoryRunMeta(VersionedMeta):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from robustcall.core import ErrorKind, Message, Sample, ToolCall, ToolSpec
+from robustcall.core import ErrorKind, Message, Sample, ToolCall, ToolSpec, Usage
 
 Mode = Literal["fc", "prompt"]
 """``fc``: tools passed as OpenAI ``tools=``, structured calls read back;
@@ -47,6 +47,8 @@ class ModelResponse:
     """Wall time over all attempts, backoff included."""
     attempts: int = 1
     """HTTP attempts made (1 when the first one answered)."""
+    usage: Usage | None = None
+    """The server's token counts for the answer (its ``usage`` block), where it gave them."""
 
 
 @runtime_checkable

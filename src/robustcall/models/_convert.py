@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from robustcall.core import Message, ToolCall, ToolSpec
+from robustcall.core import Message, ToolCall, ToolSpec, Usage
 
 _TYPE_NAMES = {
     # JSON Schema's own
@@ -247,6 +247,29 @@ class ParsedChoice:
     tool_calls: list[ToolCall] | None
     problems: list[str]
     """Calls whose arguments could not be read (kept, with the raw text, and reported)."""
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def read_usage(body: Any) -> Usage | None:
+    """The token counts of a chat completion body: OpenAI's ``usage`` (``prompt_tokens``,
+    ``completion_tokens``, ``prompt_tokens_details.cached_tokens``), with llama.cpp's
+    ``timings.cache_n`` as the cached count where the server gives no details. ``None`` when the
+    body has no usable ``usage`` (the record then has no token counts; nothing is estimated)."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    if prompt is None or completion is None:
+        return None
+    details = usage.get("prompt_tokens_details")
+    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
+    timings = body.get("timings")
+    if cached is None and isinstance(timings, dict):
+        cached = _count(timings.get("cache_n"))
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
 
 
 def parse_choice(body: Any, names: NameMap, *, fc: bool) -> ParsedChoice:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from robustcall.models._api import Mode, ModelRequest, ModelResponse
-from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice
+from robustcall.models._convert import NameMap, openai_messages, openai_tools, parse_choice, read_usage
 from robustcall.models._endpoints import EndpointPool
 from robustcall.models._http import HttpConnectionError, HttpResponse, HttpResponseTooLarge, Limits
 from robustcall.models._proxy import proxy_for
@@ -241,7 +241,7 @@ class OpenAIChatModel:
                 text="", tool_calls=None, error=gave_up, error_kind="infra", latency_s=latency, attempts=attempts
             )
         # not dataclasses.replace: it costs several times a plain construction on this hot path
-        return ModelResponse(got.text, got.tool_calls, got.error, got.error_kind, latency, attempts)
+        return ModelResponse(got.text, got.tool_calls, got.error, got.error_kind, latency, attempts, got.usage)
 
     async def send(self, payload: bytes, read: Callable[[HttpResponse], T]) -> tuple[T | None, int, str | None]:
         """POST ``payload`` and ``read`` the answer, retrying with exponential backoff and jitter
@@ -351,6 +351,7 @@ class OpenAIChatModel:
             except ValueError as exc:  # orjson.JSONDecodeError is one
                 raise RetryRequest(f"malformed 200 response: {exc}") from exc
             problems = parsed.problems
+            usage = read_usage(data)
             if lone:
                 lone_why = f"the answer has {lone} lone surrogate escape(s), not Unicode text (read as U+FFFD)"
                 problems = [lone_why, *problems]
@@ -360,8 +361,9 @@ class OpenAIChatModel:
                     tool_calls=parsed.tool_calls,
                     error="; ".join(problems),
                     error_kind="model_format",
+                    usage=usage,
                 )
-            return ModelResponse(text=parsed.text, tool_calls=parsed.tool_calls)
+            return ModelResponse(text=parsed.text, tool_calls=parsed.tool_calls, usage=usage)
         status = resp.status
         body = resp.body.decode("utf-8", errors="replace")
         message = _error_message(body)

@@ -22,6 +22,7 @@ from robustcall.perturb._compose import (
 from robustcall.perturb._llm import LLMRewriter, model_specs
 from robustcall.perturb._offline import OfflineRewriter
 from robustcall.perturb._protect import Protection, golden_strings, protect
+from robustcall.perturb._release_build import build_release
 from robustcall.perturb._reward import abbreviate
 from robustcall.perturb._rewriter import guarded
 from robustcall.perturb._types import REGISTRY, GuardStats, PerturbationType, PerturbContext, Rewriter
@@ -44,6 +45,7 @@ __all__ = [
     "allocate",
     "audit",
     "build_benchmark",
+    "build_release",
     "compose_paper",
     "golden_strings",
     "guarded",

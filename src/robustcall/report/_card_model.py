@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from robustcall.metrics import Estimate, FaultMetrics
+from robustcall.metrics import DeltaTokens, Estimate, FaultMetrics, RunTokens
 from robustcall.report._placement import Placement
 
 CARD_JSON = "card.json"
@@ -103,3 +103,7 @@ class Card(BaseModel):
     fault_delta: float
     runs: list[str] = Field(default_factory=list)
     """Every run directory of the card, relative to it (what ``compare`` pairs)."""
+    tokens: RunTokens | None = None
+    """The RobustBench-TC run's tokens and time per type and component (the server's counts)."""
+    fault_tokens: dict[str, list[DeltaTokens]] = Field(default_factory=dict)
+    """Fault class -> its episodes' tokens and time per δ (both environments pooled)."""

@@ -10,6 +10,7 @@ from robustcall.report._card_model import Card
 from robustcall.report._card_verdict import card_verdict
 from robustcall.report._svg import COMPONENT_COLOURS, Bar, hbars
 from robustcall.report._table import Table
+from robustcall.report._tokens import fault_token_table, token_tables
 from robustcall.report._write import STYLE
 
 _CARD_STYLE = (
@@ -162,6 +163,15 @@ def _faults(card: Card) -> str:
     return fig + table.html()
 
 
+def _tokens(card: Card) -> str:
+    if card.tokens is None:
+        return "<p class='note'>No token counts in this card (written before they were kept).</p>"
+    tables = token_tables({card.model: card.tokens})
+    if card.fault_tokens:
+        tables.append(fault_token_table(card.fault_tokens))
+    return "".join(t.html() for t in tables)
+
+
 def card_page(card: Card) -> str:
     """The card as one HTML page (every figure an inline SVG in a ``<figure>`` with its caption)."""
     title = f"Robustness card: {card.model}"
@@ -186,6 +196,7 @@ def card_page(card: Card) -> str:
         f"<h2>Beside the paper's reference models</h2>{_placement(card)}"
         f"<h2>PIPE: renamed interfaces</h2>{_pipe(card)}"
         f"<h2>Fault injection</h2>{_faults(card)}"
+        f"<h2>Tokens and time</h2>{_tokens(card)}"
         f"{runs}"
         "</body></html>\n"
     )

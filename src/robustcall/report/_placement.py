@@ -19,7 +19,8 @@ class Placement(BaseModel):
     """The ranks the two ends of its 95% interval would take: how far the rank holds."""
     of: int
     comparable: bool
-    """Whether the run is the paper's own build (3,721 records): only then is the rank like for like."""
+    """Whether the run answered every record of the authors' release (``build --release``): only then
+    is the rank like for like."""
     note: str
     rows: list[dict[str, str | float | bool | None]]
     """Every row, best Pert. Acc. first: ``name``, ``type``, ``family``, ``clean``, ``pert_acc``,
@@ -30,8 +31,9 @@ def _rank(value: float, others: list[float]) -> int:
     return 1 + sum(1 for o in others if o > value)
 
 
-def reference_placement(name: str, stats: Robustness, *, comparable: bool) -> Placement:
-    """Where ``stats``' Pert. Acc. falls among the paper's models, with the ranks its interval spans."""
+def reference_placement(name: str, stats: Robustness, *, comparable: bool, versus: str | None = None) -> Placement:
+    """Where ``stats``' Pert. Acc. falls among the paper's models, with the ranks its interval spans;
+    ``versus``: why the run is or is not like for like with them (``report._release_note``)."""
     models = paper_reference().models
     others = [paper_pert_acc(m) for m in models]
     value = stats.pert_acc.value or 0.0
@@ -66,7 +68,9 @@ def reference_placement(name: str, stats: Robustness, *, comparable: bool) -> Pl
     width = f"Pert. Acc. {100 * value:.1f}% ± {100 * half:.1f} points (95%): rank {rank} of {len(others) + 1}"
     spread = f", anywhere from {low} to {high} within the interval" if low != high else ", the same across the interval"
     if comparable:
-        note = f"{width}{spread}; the paper's own build, so like for like with its rows."
+        note = f"{width}{spread}; the authors' released benchmark in full, so like for like with the paper's rows."
+    elif versus is not None:
+        note = f"{width}{spread}. The card's run is {versus}: read the rank as no more precise than that range."
     else:
         note = (
             f"{width}{spread}. A quick card answers a stratified subset of BFCL only, not the paper's "

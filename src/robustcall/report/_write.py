@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import TAXONOMY, TYPES, InputError, TypeInfo, paper_reference
-from robustcall.metrics import DEFAULT_RESAMPLES, Resampling
+from robustcall.metrics import DEFAULT_RESAMPLES, Prices, Resampling
 from robustcall.report._figures import drop_heatmap, drops_vs_size, load_sizes, retention_vs_size
+from robustcall.report._release_note import run_comparability
 from robustcall.report._runs import RunResult, load_run, run_name, unique_names
 from robustcall.report._table import Table
 from robustcall.report._tables import all_tables
+from robustcall.report._tokens import read_run_tokens, token_tables
 from robustcall.report._type_legend import legend_html
 
 STYLE = """
@@ -108,10 +110,17 @@ def _figures(runs: list[RunResult], sizes: dict[str, float]) -> dict[str, tuple[
     return out
 
 
-def _page(runs: list[RunResult], tables: list[Table], figures: dict[str, tuple[str, bytes]], notes: list[str]) -> str:
+def _page(
+    runs: list[RunResult],
+    tables: list[Table],
+    figures: dict[str, tuple[str, bytes]],
+    notes: list[str],
+    versus: dict[str, tuple[bool, str]],
+) -> str:
     listing = "".join(
         f"<li><b>{html.escape(r.name)}</b>: {html.escape(str(r.path))} ({len(r.verdicts)} records, "
-        f"{r.stats.sources} source samples, {r.stats.infra_errors} infrastructure errors)</li>"
+        f"{r.stats.sources} source samples, {r.stats.infra_errors} infrastructure errors); "
+        f"{html.escape(versus[r.name][1])}</li>"
         for r in runs
     )
     figs = "".join(
@@ -146,10 +155,12 @@ def write_report(
     seed: int = 0,
     resampling: Resampling = "per-sample",
     paper: bool = True,
+    prices: Prices | None = None,
 ) -> ReportFiles:
     """Score (if needed), compare and render the runs into ``out`` (half-widths resampled as
     ``resampling`` says; significance is always paired by source sample). ``paper``: the paper's 21
-    models as reference rows of Table 2 and Tables 7-14."""
+    models as reference rows of Table 2 and Tables 7-14. ``prices`` (``--prices``): the token tables
+    gain a cost column."""
     runs = load_runs(paths, resamples=resamples, seed=seed, resampling=resampling)
     notes: list[str] = []
     if sizes_file is not None:
@@ -164,6 +175,12 @@ def write_report(
         )
     reference = paper_reference().models if paper else ()
     tables = all_tables(runs, resolve_baseline(baseline, runs), reference)
+    versus = {r.name: run_comparability(r.path, len(r.verdicts)) for r in runs}
+    for t in tables:
+        if t.name == "table2":  # which runs stand like for like beside the paper's rows
+            t.notes.append("Beside the paper: " + "; ".join(f"{n}: {why}" for n, (_, why) in versus.items()) + ".")
+    tokens = {r.name: read_run_tokens(r.path, run_name(r.path), prices) for r in runs}
+    tables += token_tables(tokens)
     figures = _figures(runs, sizes)
     out.mkdir(parents=True, exist_ok=True)
     table_files: list[Path] = []
@@ -178,9 +195,22 @@ def write_report(
         path.write_bytes(png)
         figure_files.append(path)
     page = out / "report.html"
-    page.write_text(_page(runs, tables, figures, notes))
+    page.write_text(_page(runs, tables, figures, notes, versus))
     summary = out / "report.json"
     summary.write_text(
-        json.dumps({r.name: r.stats.model_dump() | {"error_modes": r.error_modes} for r in runs}, indent=2) + "\n"
+        json.dumps(
+            {
+                r.name: r.stats.model_dump()
+                | {
+                    "error_modes": r.error_modes,
+                    "tokens": tokens[r.name].model_dump(),
+                    "like_for_like": versus[r.name][0],
+                    "versus_paper": versus[r.name][1],
+                }
+                for r in runs
+            },
+            indent=2,
+        )
+        + "\n"
     )
     return ReportFiles(table_files, figure_files, page, summary, notes)

@@ -8,7 +8,7 @@ pass 1 is scored.
 
 from __future__ import annotations
 
-from robustcall.core import ErrorKind, Message, Prediction, Sample, ToolCall, in_worker, type_info
+from robustcall.core import ErrorKind, Message, Prediction, Sample, ToolCall, add_usage, in_worker, type_info
 from robustcall.faults import transition_injector
 from robustcall.formats import OutputFormat, calls_refusal, parse_tool_calls, render_messages, sample_format
 from robustcall.models import ChatModel, Mode, ModelRequest, ModelResponse, unwire_calls
@@ -79,12 +79,14 @@ def _unreadable(error: str | None, kind: ErrorKind | None, why: str | None) -> t
     return (f"{error}; {why}" if error else why), "model_format"
 
 
-def _failed(response: ModelResponse) -> Prediction:
+def _failed(response: ModelResponse, before: ModelResponse | None = None) -> Prediction:
+    """The record of a request that failed (``before``: pass 1, whose time and tokens were spent)."""
     return Prediction(
         raw_output=response.text,
         error=response.error,
         error_kind=response.error_kind,
-        latency_s=response.latency_s,
+        latency_s=response.latency_s + (before.latency_s if before is not None else 0.0),
+        usage=add_usage(before.usage if before is not None else None, response.usage),
     )
 
 
@@ -112,6 +114,7 @@ async def answer(
             error=error,
             error_kind=kind,
             latency_s=first.latency_s,
+            usage=first.usage,
         )
     if not calls:
         return Prediction(
@@ -121,6 +124,7 @@ async def answer(
             error_kind=kind,
             transition_injected=False,
             latency_s=first.latency_s,
+            usage=first.usage,
         )
     follow = transition_turns(sample, model.mode, first.text, calls[0])
     second = await model.complete(
@@ -134,7 +138,7 @@ async def answer(
         )
     )
     if second.error_kind == "infra":
-        return _failed(second)
+        return _failed(second, first)
     calls2, why2 = await read_calls_async(second, fmt, sample, mode)
     error2, kind2 = _unreadable(second.error, second.error_kind, why2)
     return Prediction(
@@ -146,4 +150,5 @@ async def answer(
         pass1_raw_output=first.text,
         pass1_tool_calls=calls,
         latency_s=first.latency_s + second.latency_s,
+        usage=add_usage(first.usage, second.usage),
     )

@@ -45,6 +45,7 @@ def unrecordable(pred: Prediction, exc: Exception) -> Prediction:
         error=why,
         error_kind="model_format",
         latency_s=pred.latency_s,
+        usage=pred.usage,
     )
 
 

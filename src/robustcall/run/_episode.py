@@ -21,6 +21,8 @@ of it from the error observation, as it would from a real API. The CoT baseline 
 
 from __future__ import annotations
 
+from typing import Any
+
 from robustcall.core import (
     EvalConfig,
     InputError,
@@ -35,7 +37,7 @@ from robustcall.core import (
 )
 from robustcall.envs import Env, EnvReset, UserTurns, is_solved
 from robustcall.formats import OutputFormat, parse_tool_calls, render_calls, render_system_prompt
-from robustcall.models import BindsToEnv, ChatModel, ModelRequest, unwire_calls
+from robustcall.models import BindsToEnv, ChatModel, ModelRequest, ModelResponse, unwire_calls
 
 COT_PROMPT = (
     "Before every action, reason step by step about the previous tool output: is it an error, or does it "
@@ -79,6 +81,11 @@ def system_prompt(tools: list[ToolSpec], mode: str, fmt: OutputFormat, prompt: s
 def first_user_turn(start: EnvReset) -> str:
     """The episode's first user turn: the instruction, then the first observation (if any)."""
     return start.instruction + (f"\n\n{start.observation}" if start.observation else "")
+
+
+def _cost(resp: ModelResponse) -> dict[str, Any]:
+    """A step's tokens, when the server counted them (not its wall time, which no two runs share)."""
+    return {"usage": resp.usage} if resp.usage is not None else {}
 
 
 async def run_episode(
@@ -125,7 +132,7 @@ async def run_episode(
         if not calls:
             reply = env.answer(resp.text) if isinstance(env, UserTurns) else None
             turn = reply.observation if reply is not None and not reply.done else ""
-            steps.append(Step(index=i, raw_output=resp.text, observation=turn, error=resp.error))
+            steps.append(Step(index=i, raw_output=resp.text, observation=turn, error=resp.error, **_cost(resp)))
             messages.append(Message(role="assistant", content=resp.text))
             if reply is None:
                 termination = "no_action"
@@ -147,6 +154,7 @@ async def run_episode(
                 observation=out.observation,
                 fault=fault.model_dump() if fault is not None else None,
                 error=out.observation if out.error else None,
+                **_cost(resp),
             )
         )
         if model.mode == "fc":

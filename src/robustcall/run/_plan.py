@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from robustcall.core import (
     BEYOND_TYPES,
@@ -51,6 +51,13 @@ def bench_digest(bench_dir: Path) -> str:
         )
     read_bench_manifest(manifest)  # refuses a format this robustcall cannot read
     return hashlib.sha256(manifest.read_bytes()).hexdigest()
+
+
+def bench_release(bench_dir: Path) -> dict[str, Any] | None:
+    """The release a benchmark was read from (its manifest's ``release``), for the run's ``run.json``;
+    ``None`` for a build of our own (or a folder with no manifest)."""
+    manifest = bench_dir / MANIFEST
+    return read_bench_manifest(manifest).release if manifest.is_file() else None
 
 
 @dataclass(frozen=True)

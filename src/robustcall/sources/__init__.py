@@ -6,7 +6,7 @@ noise splits), ToolAlpaca eval_simulated and ToolEyes (from a user-given data di
 module docstring records how its source maps onto ``Sample`` and every decision taken where the
 paper or the data left a choice; ``source.extra["golden_mode"]`` says how ``golden_answers`` are
 meant (see ``GoldenMode``). ``load_jsonl_samples`` reads any benchmark already in the release record
-shape.
+shape; ``load_release`` reads the authors' released RobustBench-TC (both documented layouts).
 """
 
 from robustcall.sources._apibank import APIBANK_THINK_TOOL
@@ -26,6 +26,16 @@ from robustcall.sources._bfcl import (
 )
 from robustcall.sources._jsonl import load_jsonl_samples
 from robustcall.sources._load import NEEDS_DATA_DIR, load_source
+from robustcall.sources._release import (
+    RELEASE_COMMIT,
+    RELEASE_REPO,
+    ReleaseData,
+    ReleaseRecordError,
+    download_release,
+    load_release,
+    release_sample,
+    release_training,
+)
 from robustcall.sources._rotbench import ROTBENCH_SPLITS
 from robustcall.sources._select import mean_tools, select_clean
 from robustcall.sources._types import (
@@ -53,12 +63,16 @@ __all__ = [
     "NEEDS_DATA_DIR",
     "PAPER_AVG_TOOLS",
     "PAPER_TABLE3",
+    "RELEASE_COMMIT",
+    "RELEASE_REPO",
     "RELEVANCE_CATEGORY",
     "ROTBENCH_SPLITS",
     "SOURCE_NAMES",
     "GoldenMode",
     "LoadResult",
     "MissingDataError",
+    "ReleaseData",
+    "ReleaseRecordError",
     "SourceError",
     "SourceFormatError",
     "SourceName",
@@ -66,11 +80,15 @@ __all__ = [
     "bfcl_fc_models",
     "bfcl_module",
     "bfcl_underscore_models",
+    "download_release",
     "fetch_bfcl",
     "load_bfcl",
     "load_bfcl_extra",
     "load_jsonl_samples",
+    "load_release",
     "load_source",
     "mean_tools",
+    "release_sample",
+    "release_training",
     "select_clean",
 ]

@@ -9,6 +9,7 @@ them, so importing this package stays cheap.
 from robustcall.train._dr import DrResult, dr_full, dr_mixed, uniform_within_one
 from robustcall.train._dr_data import MANIFEST, build_dr_data
 from robustcall.train._grpo import RECIPES, GrpoSettings, run_grpo
+from robustcall.train._grpo_data import grpo_rows
 from robustcall.train._io import load_rows, save_rows
 from robustcall.train._pipe_sft import PipeSftSettings, run_pipe_sft
 from robustcall.train._rewards import (
@@ -46,6 +47,7 @@ __all__ = [
     "compose_verl",
     "dr_full",
     "dr_mixed",
+    "grpo_rows",
     "load_rows",
     "missing_for_launch",
     "parse_row",

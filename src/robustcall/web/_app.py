@@ -205,7 +205,11 @@ def create_app(
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         html = env.get_template(name).render(
-            version=bench.version, max_mb=max_upload // 2**20, tokens=book.required, **ctx
+            version=bench.version,
+            max_mb=max_upload // 2**20,
+            tokens=book.required,
+            versus_paper=bench.versus_paper,
+            **ctx,
         )
         return HTMLResponse(html, status_code=status)
 

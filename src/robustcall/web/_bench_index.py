@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from robustcall.core import BEYOND_TYPES, MANIFEST, MissingInputError, Sample
+from robustcall.core import BEYOND_TYPES, MANIFEST, MissingInputError, Sample, read_bench_manifest
 from robustcall.run import ALL_TYPES, plan_work
 
 
@@ -23,6 +24,23 @@ class BenchIndex:
     optional: frozenset[str] = frozenset()
     """Record ids of the types beyond the paper the benchmark was built with: scored when uploaded,
     never expected (a submission without them is not partial)."""
+    release: dict[str, Any] | None = None
+    """The authors' release the benchmark was read from (``build --release``), else ``None``."""
+
+    @property
+    def versus_paper(self) -> str:
+        """What the board's rows are beside the paper's: like for like only on the release in full."""
+        rel = self.release
+        if rel and rel.get("like_for_like"):
+            commit = str(rel.get("commit") or "unknown commit")[:7]
+            return (
+                f"This board's benchmark is the authors' release {rel.get('name')} ({commit}): a complete "
+                "submission is like for like with the paper's rows."
+            )
+        return (
+            "This board's benchmark is not the authors' release in full (robustcall's own build, or part of the "
+            "release): not like for like with the paper's rows, which compare only roughly."
+        )
 
     @property
     def expected(self) -> int:
@@ -42,4 +60,5 @@ class BenchIndex:
             by_type.setdefault(it.type, set()).add(it.sample.id)
         version = hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
         optional = frozenset(it.sample.id for it in extra)
-        return cls(bench_dir, version, samples, {t: frozenset(ids) for t, ids in by_type.items()}, optional)
+        release = read_bench_manifest(manifest).release
+        return cls(bench_dir, version, samples, {t: frozenset(ids) for t, ids in by_type.items()}, optional, release)

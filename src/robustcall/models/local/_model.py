@@ -108,7 +108,7 @@ class LocalModel:
 
     ``reuse_answers`` (default on; only at temperature 0): a request whose JSON body is byte-identical
     to one answered before (among the last :data:`REUSE_LIMIT`) gets that answer again without asking
-    the server, with ``latency_s`` 0 and ``attempts`` 0. Greedy decoding gives one answer to one
+    the server, with ``latency_s`` 0, ``attempts`` 0 and no ``usage``. Greedy decoding gives one answer to one
     request; the main job asks the clean prompt again as pass 1 of each of the six transition types.
     Infrastructure errors are never reused. ``reused`` counts the answers given this way.
     """
@@ -201,6 +201,7 @@ class LocalModel:
             if hit is not None:
                 self._answers.move_to_end(key)
                 self.reused += 1
+                # no usage: the server spent no tokens on it, so token totals stay the server's own
                 return ModelResponse(hit.text, hit.tool_calls, hit.error, hit.error_kind, 0.0, 0)
         async with self._slots:
             got = await client.complete(req)
