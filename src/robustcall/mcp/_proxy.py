@@ -31,11 +31,12 @@ from typing import Any, Literal
 
 try:
     import mcp_types as types
-    from mcp import Client, StdioServerParameters
     from mcp.server.lowlevel import NotificationOptions, Server
     from mcp.server.stdio import stdio_server
     from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from mcp import Client, StdioServerParameters
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("the MCP proxy needs the `mcp` extra: pip install 'robustcall[mcp]'") from exc
 
@@ -359,10 +360,14 @@ async def connected_proxy(
     replay: Path | None = None,
     session: str = "",
     log_calls: bool = False,
+    workdir: str = "",
+    fault_key: str = PROXY_KEY,
 ) -> AsyncIterator[McpProxy]:
-    """A proxy whose upstream is connected (or replayed from ``replay``) and listed; closed on exit."""
+    """A proxy whose upstream is connected (or replayed from ``replay``) and listed; closed on exit.
+    ``fault_key`` seeds the fault session with the profile (``mcp run``: the episode's id)."""
     if replay is not None:
-        proxy = McpProxy(Replayer(replay), profile, log_path, layers, session=session, log_calls=log_calls)
+        proxy = McpProxy(Replayer(replay), profile, log_path, layers, session=session, log_calls=log_calls,
+                         key=fault_key)  # fmt: skip
         await proxy.load_tools()
         try:
             yield proxy
@@ -371,8 +376,9 @@ async def connected_proxy(
         return
     async with Client(upstream_target(upstream), cache=None) as client:
         up: Upstream = LiveUpstream(client)
-        recorder = Recorder(up, record) if record is not None else None
-        proxy = McpProxy(recorder or up, profile, log_path, layers, session=session, log_calls=log_calls)
+        recorder = Recorder(up, record, workdir=workdir) if record is not None else None
+        proxy = McpProxy(recorder or up, profile, log_path, layers, session=session, log_calls=log_calls,
+                         key=fault_key)  # fmt: skip
         await proxy.load_tools()
         try:
             yield proxy

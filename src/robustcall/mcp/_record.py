@@ -47,12 +47,12 @@ class History:
 class Recorder:
     """Forwards to ``inner`` and appends each exchange to ``path``."""
 
-    def __init__(self, inner: Upstream, path: Path) -> None:
+    def __init__(self, inner: Upstream, path: Path, *, workdir: str = "") -> None:
         self.inner, self.path = inner, path
         self.history = History()
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = path.open("a", encoding="utf-8")
-        self._write({"op": "session", "format": RECORD_FORMAT})
+        self._write({"op": "session", "format": RECORD_FORMAT, "workdir": workdir})
 
     def _write(self, row: dict[str, Any]) -> None:
         self._fh.write(json.dumps(row, sort_keys=True) + "\n")
@@ -87,12 +87,17 @@ class Replayer:
         if not path.is_file():
             raise NotRecorded(f"no recording at {path}")
         self.tools: list[dict[str, Any]] | None = None
+        self.workdir = ""
+        """The task folder of the recorded sessions (a replay fills ``{workdir}`` with it, so that its
+        calls carry the recorded paths)."""
         self.answers: dict[str, dict[str, Any]] = {}
         self.notes: dict[str, dict[str, Any]] = {}
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row["op"] == "session" and row.get("format", 1) > RECORD_FORMAT:
                 raise NotRecorded(f"{path} was written by a newer robustcall (format {row['format']})")
+            if row["op"] == "session":
+                self.workdir = self.workdir or str(row.get("workdir", ""))
             if row["op"] == "list" and self.tools is None:
                 self.tools = row["tools"]
             elif row["op"] == "call":
