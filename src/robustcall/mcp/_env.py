@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.envs import EnvReset, EnvStep
@@ -129,6 +129,7 @@ class McpTaskEnv:
         self.final_text = ""
         self._verdict: bool | None = None
         self.names_map: list[list[str]] = []
+        self._log_fh: TextIO | None = None
 
     # Env protocol ---------------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -161,7 +162,7 @@ class McpTaskEnv:
             if replayer is not None:
                 return _replayed(replayer, self.condition.profile, layers, key)
             return connected_proxy(server, self.condition.profile, None, layers, record=record, session=key,
-                                   workdir=str(self.workdir), fault_key=key)  # fmt: skip
+                                   workdir=str(self.workdir), fault_key=key, errlog=self._errlog())  # fmt: skip
 
         self.actor = ProxyActor(self.bg, opener)
         proxy = self.actor.proxy
@@ -256,6 +257,12 @@ class McpTaskEnv:
             return self.task.answer or None
         return None
 
+    def _errlog(self) -> TextIO:
+        """The server's stderr goes to ``<task folder>/server.log``, not over the run's output."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._log_fh = (self.workdir / "server.log").open("a", encoding="utf-8")
+        return self._log_fh
+
     def upstream_calls(self) -> int:
         up = self.proxy.upstream
         return int(getattr(up, "calls", 0))
@@ -264,6 +271,9 @@ class McpTaskEnv:
         if self.actor is not None:
             self.actor.close()
             self.actor = None
+        if self._log_fh is not None:
+            self._log_fh.close()
+            self._log_fh = None
 
 
 @asynccontextmanager

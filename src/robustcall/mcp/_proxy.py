@@ -21,16 +21,18 @@ injection is appended to a JSONL log.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 try:
     import mcp_types as types
+    from mcp.client.stdio import stdio_client
     from mcp.server.lowlevel import NotificationOptions, Server
     from mcp.server.stdio import stdio_server
     from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
@@ -122,7 +124,9 @@ def upstream_target(spec: str) -> StdioServerParameters | str:
     argv = shlex.split(spec)
     if not argv:
         raise ValueError("--upstream is empty: give a command line or an http(s) URL")
-    return StdioServerParameters(command=argv[0], args=argv[1:])
+    # the SDK's default environment keeps only a few variables: a server that needs the user's own
+    # (an API key, PYTHONPATH, a config path) would not start
+    return StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
 
 
 def text_of(result: dict[str, Any]) -> str:
@@ -362,6 +366,7 @@ async def connected_proxy(
     log_calls: bool = False,
     workdir: str = "",
     fault_key: str = PROXY_KEY,
+    errlog: TextIO | None = None,
 ) -> AsyncIterator[McpProxy]:
     """A proxy whose upstream is connected (or replayed from ``replay``) and listed; closed on exit.
     ``fault_key`` seeds the fault session with the profile (``mcp run``: the episode's id)."""
@@ -374,7 +379,10 @@ async def connected_proxy(
         finally:
             proxy.close()
         return
-    async with Client(upstream_target(upstream), cache=None) as client:
+    target = upstream_target(upstream)
+    if errlog is not None and isinstance(target, StdioServerParameters):
+        target = stdio_client(target, errlog=errlog)  # type: ignore[assignment]
+    async with Client(target, cache=None) as client:
         up: Upstream = LiveUpstream(client)
         recorder = Recorder(up, record, workdir=workdir) if record is not None else None
         proxy = McpProxy(recorder or up, profile, log_path, layers, session=session, log_calls=log_calls,
