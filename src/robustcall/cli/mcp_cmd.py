@@ -57,6 +57,7 @@ def run(
     ] = None,
     delta: Annotated[float | None, typer.Option("--delta", help="δ of every --profile.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only this task id (repeatable).")] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Keep every upstream exchange under DIR.")] = None,
     replay: Annotated[
         Path | None, typer.Option("--replay", help="Answer every call from recordings under DIR (no servers).")
@@ -82,8 +83,9 @@ def run(
     suite = load_tasks(path)
     conditions = parse_conditions(perturb, rename or [], profile or [], delta)
     runs = asyncio.run(
-        run_mcp(suite, path, model, out, conditions, limit=limit, seed=seed, max_steps=max_steps, fmt=chosen_fmt,
-                mode=mode, concurrency=concurrency, resume=resume, record=record, replay=replay, settings=settings)
+        run_mcp(suite, path, model, out, conditions, limit=limit, only=task, seed=seed, max_steps=max_steps,
+                fmt=chosen_fmt, mode=mode, concurrency=concurrency, resume=resume, record=record, replay=replay,
+                settings=settings)
     )  # fmt: skip
     rows = condition_rows(runs, seed=seed)
     (out / "summary.json").write_text(json.dumps(rows, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from robustcall.formats import OutputFormat
 from robustcall.interface import Level
 from robustcall.mcp._env import BackgroundLoop, Condition, EpisodeSources, McpTaskEnv
 from robustcall.mcp._record import NotRecorded
-from robustcall.mcp._tasks import TaskFile
+from robustcall.mcp._tasks import TaskFile, fill
 from robustcall.mcp._view import parse_perturb
 from robustcall.models import make_model
 from robustcall.run import STOP_AFTER, run_episode, run_episodes, stopped_failure
@@ -68,6 +70,24 @@ def parse_conditions(
     return out
 
 
+SERVER_HINTS = {
+    "mcp-server-sqlite": "it needs mcp 1.x, so give it its own environment: python -m venv "
+    "~/.cache/robustcall/mcp-sqlite-venv && ~/.cache/robustcall/mcp-sqlite-venv/bin/pip install "
+    "mcp-server-sqlite==2025.4.25 'mcp>=1.6,<2'",
+}
+
+
+def check_servers(tasks: TaskFile, task_ids: Sequence[str], workroot: Path) -> None:
+    """Every server the chosen tasks start is installed (one line naming the first that is not)."""
+    wanted = {t.server for t in tasks.tasks if t.id in set(task_ids)}
+    for name in sorted(wanted):
+        argv = shlex.split(str(fill(tasks.servers[name].command, workroot)))
+        exe = argv[0] if argv else ""
+        if not exe or (shutil.which(exe) is None and not Path(exe).is_file()):
+            hint = SERVER_HINTS.get(Path(exe).name, "install it, or fix `command` in the task file")
+            raise InputError(f"server {name!r} is not installed ({exe or 'empty command'}): {hint}")
+
+
 def episode_id(task: str, condition: str) -> str:
     return f"mcp/{task}/{condition}"
 
@@ -86,6 +106,7 @@ async def run_mcp(
     conditions: Sequence[Condition],
     *,
     limit: int | None = None,
+    only: Sequence[str] | None = None,
     seed: int = 0,
     max_steps: int = 10,
     fmt: OutputFormat = "tool_call",
@@ -99,7 +120,13 @@ async def run_mcp(
     on_episode: Callable[[Trajectory], None] | None = None,
 ) -> dict[str, list[Trajectory]]:
     """Play every (condition, task) episode not yet in ``OUT``; returns each condition's trajectories."""
-    task_ids = [t.id for t in tasks.tasks][:limit]
+    chosen = [t for t in tasks.tasks if only is None or t.id in only]
+    if only is not None and len(chosen) != len(set(only)):
+        unknown = sorted(set(only) - {t.id for t in tasks.tasks})
+        raise InputError(f"no task {', '.join(unknown)} in {tasks_path}")
+    task_ids = [t.id for t in chosen][:limit]
+    if replay is None:
+        check_servers(tasks, task_ids, out / "work")
     if not resume and any((out / c.name / TRAJECTORIES).is_file() for c in conditions):
         raise ExistingOutputError(f"{out} already holds episodes: pass --resume to finish that run, or a new --out")
     model = make_model(model_spec, mode=mode, settings_file=settings, concurrency=concurrency)  # type: ignore[arg-type]
