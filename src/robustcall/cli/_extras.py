@@ -11,7 +11,7 @@ from __future__ import annotations
 
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "web": ("starlette", "uvicorn", "sqlalchemy", "psycopg", "jinja2", "multipart", "python_multipart", "icu"),
-    "mcp": ("mcp", "mcp_types"),
+    "mcp": ("mcp", "mcp_types", "mcp_server_time", "mcp_server_git"),
     "schema": ("jsonschema",),
     "inspect": ("inspect_ai", "openai"),
     "hf": ("datasets", "huggingface_hub"),
