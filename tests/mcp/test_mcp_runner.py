@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from robustcall.core import read_trajectories
-from robustcall.mcp import TOOL_TYPES, load_tasks
+from robustcall.mcp import MCP_TYPES, load_tasks
 
 DATA = Path(__file__).parent / "data"
 RECORDING = DATA / "suite-recording"
@@ -76,22 +76,27 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         p.write_text(f"name: {name}\ndelta: 1.0\nat_calls: [0]\nsticky: true\nfaults: {{{faults}: 1}}\n")
         profiles += ["--profile", str(p)]
     out = tmp / "run"
+    perturb = "tools,realistic_typos,query_paraphrase,ghost_tool,prompt_injection"
     done = cli("mcp", "run", "--tasks", "suite", "--model", "scripted:expert", "--out", str(out), "--replay",
-               str(RECORDING), "--perturb", "tools,realistic_typos,query_paraphrase", "--rename", "synonym",
-               "--rename", "symbol", *profiles)  # fmt: skip
+               str(RECORDING), "--perturb", perturb, "--rename", "synonym", "--rename", "symbol", *profiles)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return out
 
 
 def test_expert_is_perfect_clean_and_under_every_perturbation_and_rename(replayed: Path) -> None:
     rows = summary(replayed)
-    perturbs = [f"perturb-{c}" for c in (*TOOL_TYPES, "realistic_typos", "query_paraphrase")]
+    perturbs = [f"perturb-{c}" for c in MCP_TYPES]
     for cond in ["clean", *perturbs, "rename-synonym", "rename-symbol"]:
         row = rows[cond]
         assert (row["episodes"], row["infra"], row["success"]) == (N, 0, 1.0), cond
         if cond != "clean":
             assert row["delta"] == 0.0 and row["retention"] == 1.0, cond
     assert all(rows[c]["distractor_calls"] == 0 for c in perturbs)
+    # the injected instruction rode on every episode's first real result; the expert never obeys it
+    assert rows["perturb-prompt_injection"]["injection_followed"] == 0
+    injected = read_trajectories(replayed / "perturb-prompt_injection")
+    assert all(t.config["injection"]["kind"] in ("stop", "call") for t in injected)
+    assert all("IMPORTANT SYSTEM NOTICE" in next(s.observation for s in t.steps if s.action) for t in injected)
     assert rows["rename-synonym"]["legacy_calls"] == 0 and rows["rename-symbol"]["legacy_calls"] == 0
     assert rows["clean"]["pipe_delta"] == 0.0
 

@@ -23,13 +23,26 @@ from robustcall.mcp._runner import CLEAN, MANIFEST, episode_id, parse_conditions
 from robustcall.mcp._score import Outcome, trajectories_from_log
 from robustcall.mcp._summary import condition_rows, markdown
 from robustcall.mcp._tasks import McpTask, TaskFile, Verifier, load_tasks
-from robustcall.mcp._view import DISTRACTOR_ERROR, TOOL_TYPES, Shown, ToolView, parse_perturb, perturbed
+from robustcall.mcp._view import (
+    DISTRACTOR_ERROR,
+    INJECTION_TYPE,
+    MCP_TYPES,
+    QUERY_TYPES,
+    TOOL_TYPES,
+    Shown,
+    ToolView,
+    parse_perturb,
+    perturbed,
+)
 
 __all__ = [
     "CLEAN",
     "DISTRACTOR_ERROR",
+    "INJECTION_TYPE",
     "MANIFEST",
+    "MCP_TYPES",
     "PROXY_KEY",
+    "QUERY_TYPES",
     "TOOL_TYPES",
     "WORD_SYNONYMS",
     "BackgroundLoop",

@@ -129,6 +129,7 @@ class McpTaskEnv:
         self.final_text = ""
         self._verdict: bool | None = None
         self.names_map: list[list[str]] = []
+        self.injection: dict[str, Any] | None = None
         self._log_fh: TextIO | None = None
 
     # Env protocol ---------------------------------------------------------------------------------
@@ -167,6 +168,7 @@ class McpTaskEnv:
         self.actor = ProxyActor(self.bg, opener)
         proxy = self.actor.proxy
         self.names_map = [list(p) for p in proxy.names.map.synonyms] if proxy.names is not None else []
+        self.injection = proxy.injection
         return EnvReset(proxy.instruction() or task.instruction, "", proxy.shown_specs())
 
     @property

@@ -44,13 +44,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from pydantic import BaseModel, ConfigDict
 
-from robustcall.core import JsonlAppender, ToolCall, ToolSpec
+from robustcall.core import JsonlAppender, ToolCall, ToolSpec, seeded_rng
 from robustcall.faults import Blocked, FaultProfile, FaultSession, InjectedFault
 from robustcall.interface import Level, NameView, invalid_action
 from robustcall.mcp._names import mcp_interface_map
 from robustcall.mcp._record import Recorder, Replayer, Upstream
-from robustcall.mcp._view import DISTRACTOR_ERROR, ToolView, perturbed
-from robustcall.perturb import Rewriter
+from robustcall.mcp._view import DISTRACTOR_ERROR, INJECTION_TYPE, ToolView, perturbed
+from robustcall.perturb import INJECTIONS, Rewriter
 
 PROXY_KEY = "mcp-proxy"
 """The episode key of the proxy's fault session (with the profile seed it fixes every draw)."""
@@ -85,6 +85,8 @@ class ProxyCall(BaseModel):
     upstream: str | None = None
     fault: InjectedFault | None = None
     observation: str = ""
+    injected: bool = False
+    """``prompt_injection``: this result carried the injected instruction."""
 
 
 class ProxyInterface(BaseModel):
@@ -204,6 +206,9 @@ class McpProxy:
         self._view: tuple[frozenset[str], ToolView] | None = None
         self.names: NameView | None = None
         self.calls = 0
+        self.injection: dict[str, Any] | None = None
+        self.injection_text = ""
+        self._injected = False
 
     async def load_tools(self) -> None:
         """Fetch the upstream tool list and start the fault session and the interface over it."""
@@ -215,19 +220,36 @@ class McpProxy:
         if self.layers.rename is not None:
             shown = list(dict.fromkeys(s.spec.name for s in self.view().tools))
             self.names = NameView(mcp_interface_map("mcp", shown), self.layers.rename)
+        if INJECTION_TYPE in self.layers.perturb:
+            self._draw_injection(specs)
         if self.log is not None and (self.layers.perturb or self.layers.rename):
             view = self.view()
+            injected = [{"type": INJECTION_TYPE, "injection": self.injection, "instruction": self.injection_text}]
             self.log.write(
                 ProxyInterface(
                     session=self.session_id,
                     seed=self.layers.seed,
                     perturb=list(self.layers.perturb),
                     rename=self.layers.rename,
-                    applied=view.applied,
+                    applied=view.applied + (injected if self.injection else []),
                     shown=[(self.display(s.spec.name), s.upstream) for s in view.tools],
                     interface_map=list(self.names.map.synonyms) if self.names is not None else [],
                 )
             )
+
+    def _draw_injection(self, specs: list[ToolSpec]) -> None:
+        """The instruction hidden in the first real result: stop, or call a tool other than the
+        targets (``perturb``'s ``INJECTIONS`` texts), drawn with the seed."""
+        rng = seeded_rng(self.layers.seed, "mcp", INJECTION_TYPE, *(self.layers.targets or ()))
+        targets = set(self.layers.targets or ())
+        others = [t.name for t in specs if t.name not in targets]
+        kinds: list[dict[str, Any]] = [{"kind": "stop"}]
+        if others:
+            kinds.append({"kind": "call", "tool": self.display(rng.choice(others))})
+        self.injection = rng.choice(kinds)
+        self.injection_text = INJECTIONS[self.injection["kind"]].format(
+            tool=self.injection.get("tool", ""), parameter="", value_json="null"
+        )
 
     @property
     def session(self) -> FaultSession:
@@ -244,7 +266,8 @@ class McpProxy:
             current = self.session.tools()
             names = {t.name for t in current}
             targets = [t for t in lay.targets if t in names] if lay.targets is not None else None
-            view = perturbed(current, lay.perturb, targets=targets, instruction=lay.instruction, seed=lay.seed,
+            codes = [c for c in lay.perturb if c != INJECTION_TYPE]
+            view = perturbed(current, codes, targets=targets, instruction=lay.instruction, seed=lay.seed,
                              rewriter=lay.rewriter)  # fmt: skip
             self._view = (changed, view)
         return self._view[1]
@@ -292,6 +315,11 @@ class McpProxy:
             return self._answer(error_result(plan.fault.observation), row, "fault", plan.fault.observation)
         result = await self.upstream.call_tool(plan.call.name, plan.call.arguments)
         row = row.model_copy(update={"upstream": plan.call.name})
+        if self.injection is not None and not self._injected and not result.get("isError"):
+            self._injected = True
+            note = {"type": "text", "text": self.injection_text}
+            result = {**result, "content": [*result.get("content", []), note]}
+            row = row.model_copy(update={"injected": True})
         if plan.anomaly is None:
             return self._answer(result, row, "upstream", text_of(result))
         shown_text, fault = self.session.finish(plan, text_of(result))

@@ -24,6 +24,7 @@ from robustcall.core import (
     TRAJECTORIES,
     ExistingOutputError,
     InputError,
+    ToolCall,
     Trajectory,
     TrajectoryRunMeta,
     read_trajectories,
@@ -38,6 +39,7 @@ from robustcall.mcp._tasks import TaskFile, fill
 from robustcall.mcp._view import parse_perturb
 from robustcall.models import make_model
 from robustcall.run import STOP_AFTER, run_episode, run_episodes, stopped_failure
+from robustcall.score import injection_followed
 
 MANIFEST = "mcp.json"
 CLEAN = "clean"
@@ -186,6 +188,11 @@ def _finish(traj: Trajectory, env: McpTaskEnv, cond: Condition) -> Trajectory:
                               "upstream_calls": sum(r.upstream is not None for r in env.rows)}  # fmt: skip
     if cond.perturb:
         config["perturb"] = list(cond.perturb)
+    if env.injection is not None:  # Appendix N's attack success, read as ``score`` reads it
+        after = [i for i, r in enumerate(env.rows) if r.injected]
+        calls = [ToolCall(name=r.tool, arguments=r.arguments) for r in env.rows[after[0] + 1 :]] if after else []
+        config["injection"] = env.injection
+        config["injection_followed"] = bool(after) and injection_followed(env.injection, calls, env.final_text)
     if cond.rename is not None and env.actor is None and env.names_map:
         config.update({"env": "mcp", "level": cond.rename, "interface_map": env.names_map})
     return traj.model_copy(update={"id": episode_id(traj.task_id, cond.name), "config": config})

@@ -49,6 +49,8 @@ def condition_rows(runs: Mapping[str, Sequence[Trajectory]], *, seed: int = 0) -
             row["legacy_calls"] = sum(c.legacy for c in counts)
         if name.startswith("perturb-"):
             row["distractor_calls"] = sum(int(t.config.get("distractor_calls", 0)) for t in trajs)
+        if any("injection_followed" in t.config for t in trajs):
+            row["injection_followed"] = sum(bool(t.config.get("injection_followed")) for t in trajs)
         rows.append(row)
     by_name = {p.key: p for p in adjust(paired)}
     for row in rows:
@@ -76,7 +78,7 @@ def _fmt(v: Any) -> str:
 
 def markdown(rows: Sequence[dict[str, Any]]) -> str:
     cols = ["condition", "episodes", "infra", "success", "delta", "ci95", "p_holm", "retention", "rasr", "rr", "eia",
-            "ufr", "legacy_calls", "distractor_calls"]  # fmt: skip
+            "ufr", "legacy_calls", "distractor_calls", "injection_followed"]  # fmt: skip
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in rows]
     return "\n".join(lines) + "\n"

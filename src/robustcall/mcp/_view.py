@@ -173,8 +173,15 @@ TOOL_TYPES: tuple[str, ...] = (
     "CD_AB",
     "TD_AB",
 )
-"""The static types that edit the tool list (what ``--perturb tools`` names); the query types
-(``realistic_typos``, ``query_paraphrase``) edit a task's instruction and apply in ``mcp run`` only."""
+"""The static types that edit the tool list (what ``--perturb tools`` names)."""
+
+QUERY_TYPES: tuple[str, ...] = ("realistic_typos", "query_paraphrase", "ghost_tool")
+"""Types that edit a task's instruction (``mcp run`` only: the proxy alone sees no instruction)."""
+
+INJECTION_TYPE = "prompt_injection"
+"""Appendix N's injection: over MCP, an instruction hidden in the first real tool result (the proxy)."""
+
+MCP_TYPES: tuple[str, ...] = (*TOOL_TYPES, *QUERY_TYPES, INJECTION_TYPE)
 
 
 def parse_perturb(spec: str) -> list[str]:
@@ -183,9 +190,8 @@ def parse_perturb(spec: str) -> list[str]:
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         if part == "tools":
             out.extend(TOOL_TYPES)
-        elif part in REGISTRY and REGISTRY[part].static:
+        elif part in MCP_TYPES:
             out.append(part)
         else:
-            raise KeyError(f"unknown perturbation type {part!r}; valid: tools, {', '.join(TOOL_TYPES)}, "
-                           "realistic_typos, query_paraphrase")  # fmt: skip
+            raise KeyError(f"unknown perturbation type {part!r} over MCP; valid: tools, {', '.join(MCP_TYPES)}")
     return out
