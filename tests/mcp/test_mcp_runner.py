@@ -8,6 +8,7 @@ scripted:expert --record``; regenerate it so when the suite changes), with 0 ups
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -78,7 +79,8 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp / "run"
     perturb = "tools,realistic_typos,query_paraphrase,ghost_tool,prompt_injection"
     done = cli("mcp", "run", "--tasks", "suite", "--model", "scripted:expert", "--out", str(out), "--replay",
-               str(RECORDING), "--perturb", perturb, "--rename", "synonym", "--rename", "symbol", *profiles)  # fmt: skip
+               str(RECORDING), "--perturb", perturb, "--rename", "synonym", "--rename", "symbol",
+               "--rename", "dual", *profiles)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return out
 
@@ -99,6 +101,22 @@ def test_expert_is_perfect_clean_and_under_every_perturbation_and_rename(replaye
     assert all("IMPORTANT SYSTEM NOTICE" in next(s.observation for s in t.steps if s.action) for t in injected)
     assert rows["rename-synonym"]["legacy_calls"] == 0 and rows["rename-symbol"]["legacy_calls"] == 0
     assert rows["clean"]["pipe_delta"] == 0.0
+    # dual: the expert calls the name listed first, the synonym in order 1 and the original in order 2,
+    # so the two orders' log-ratios cancel: IR = 1
+    assert rows["rename-dual1"]["success"] == rows["rename-dual2"]["success"] == 1.0
+    assert rows["rename-dual1"]["ir"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_memorise_always_calls_the_original_names_under_dual(tmp_path: Path) -> None:
+    """``scripted:memorise`` calls the upstream's own names: with k calls an episode counts (k, 0), so
+    IR = exp(mean log(k + 1)) in both orders (α = 1), and success stays 1.0 (both names run)."""
+    done = cli("mcp", "run", "--tasks", "suite", "--model", "scripted:memorise", "--out", str(tmp_path / "o"),
+               "--replay", str(RECORDING), "--rename", "dual")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = summary(tmp_path / "o")
+    expected = math.exp(sum(math.log(len(t.expert) + 1) for t in SUITE.tasks) / N)
+    assert rows["rename-dual1"]["ir"] == pytest.approx(expected, rel=1e-12)
+    assert rows["rename-dual1"]["success"] == rows["rename-dual2"]["success"] == 1.0
 
 
 def test_expert_under_faults_at_the_first_call(replayed: Path) -> None:

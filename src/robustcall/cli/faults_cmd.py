@@ -402,7 +402,8 @@ def mcp_proxy(
         ),
     ] = "",
     rename: Annotated[
-        str | None, typer.Option("--rename", help="PIPE's interface rewrite of the tool names: synonym or symbol.")
+        str | None,
+        typer.Option("--rename", help="PIPE's interface rewrite of the tool names: synonym, symbol or dual."),
     ] = None,
     target: Annotated[
         list[str] | None,
@@ -422,6 +423,9 @@ def mcp_proxy(
     log_calls: Annotated[
         bool, typer.Option("--log-calls", help="Log every call (what `mcp score` reads), not only injections.")
     ] = False,
+    order: Annotated[
+        int, typer.Option("--order", help="--rename dual: 1 lists synonyms first, 2 the original names first.")
+    ] = 1,
 ) -> None:
     """Serve an MCP proxy in front of UPSTREAM: perturbs and renames its tools, injects the profile's faults."""
     from robustcall.faults import load_profile
@@ -436,8 +440,10 @@ def mcp_proxy(
         argv = shlex.split(upstream)
         if not argv or shutil.which(argv[0]) is None:
             raise typer.BadParameter(f"upstream command not found: {upstream!r}", param_hint="--upstream")
-    if rename is not None and rename not in ("synonym", "symbol"):
-        raise typer.BadParameter(f"--rename must be synonym or symbol, got {rename!r}")
+    if rename is not None and rename not in ("synonym", "symbol", "dual"):
+        raise typer.BadParameter(f"--rename must be synonym, symbol or dual, got {rename!r}")
+    if order not in (1, 2):
+        raise typer.BadParameter(f"--order must be 1 or 2, got {order}")
     try:
         prof = load_profile(profile or "default")
     except (OSError, ValueError) as exc:
@@ -458,7 +464,7 @@ def mcp_proxy(
         raise typer.BadParameter(str(exc.args[0]), param_hint="--perturb") from None
     chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings) if codes else None
     layers = Layers(tuple(codes), rename, seed if seed is not None else 0,  # type: ignore[arg-type]
-                    tuple(target) if target else None, rewriter=chosen)  # fmt: skip
+                    tuple(target) if target else None, rewriter=chosen, order=1 if order == 1 else 2)  # fmt: skip
     asyncio.run(serve(upstream, prof, log_path=log, transport=transport, port=port, layers=layers, record=record,
                       replay=replay, session=session, log_calls=log_calls))  # fmt: skip
 

@@ -50,7 +50,8 @@ def run(
         str, typer.Option("--perturb", help="Perturbation conditions: comma list of type codes, or `tools`.")
     ] = "",
     rename: Annotated[
-        list[str] | None, typer.Option("--rename", help="Rename condition: synonym or symbol (repeatable).")
+        list[str] | None,
+        typer.Option("--rename", help="Rename condition: synonym, symbol, or dual (both orders; IR) (repeatable)."),
     ] = None,
     profile: Annotated[
         list[str] | None, typer.Option("--profile", help="Fault condition: a profile name or file (repeatable).")

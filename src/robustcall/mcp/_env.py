@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, Literal, TextIO, TypeVar
 
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.envs import EnvReset, EnvStep
 from robustcall.faults import EXPERT_STOP, FaultedStep, FaultProfile, InjectedFault, load_profile
-from robustcall.interface import Level
+from robustcall.interface import Mode
 from robustcall.mcp._proxy import Layers, McpProxy, ProxyCall, connected_proxy, text_of
 from robustcall.mcp._record import Recorder, Replayer
 from robustcall.mcp._tasks import (
@@ -98,7 +98,8 @@ class Condition:
 
     name: str
     perturb: tuple[str, ...] = ()
-    rename: Level | None = None
+    rename: Mode | None = None
+    order: Literal[1, 2] = 1
     profile: FaultProfile = field(default_factory=lambda: load_profile("default").with_delta(0.0))
 
 
@@ -153,7 +154,8 @@ class McpTaskEnv:
         self.task, self.done_expert, self.rows, self.last_fault = task, 0, [], None
         self.final_text, self._verdict = "", None
         layers = Layers(self.condition.perturb, self.condition.rename, seed,
-                        (task.target,) if task.target else None, task.instruction)  # fmt: skip
+                        (task.target,) if task.target else None, task.instruction,
+                        order=self.condition.order)  # fmt: skip
         command = self.servers[task.server].command
         server = str(fill(command, self.workdir))
         record = src.record / f"{task_id}.jsonl" if src.record is not None else None
@@ -245,6 +247,11 @@ class McpTaskEnv:
             return None
         current = self.proxy.session.to_current(nxt)
         return current.model_copy(update={"name": self.proxy.shown_name(nxt.name)})
+
+    def original_name(self, name: str) -> str:
+        """The upstream's own name of a tool shown as ``name`` (the scripted policies read it)."""
+        names = self.proxy.names
+        return names.back.get(name, name) if names is not None else name
 
     def expert_action_at_reset(self) -> ToolCall | None:
         nxt = self._expert_next()

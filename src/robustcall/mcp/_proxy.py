@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict
 
 from robustcall.core import JsonlAppender, ToolCall, ToolSpec, seeded_rng
 from robustcall.faults import Blocked, FaultProfile, FaultSession, InjectedFault
-from robustcall.interface import Level, NameView, invalid_action
+from robustcall.interface import Mode, NameView, invalid_action
 from robustcall.mcp._names import mcp_interface_map
 from robustcall.mcp._record import Recorder, Replayer, Upstream
 from robustcall.mcp._view import DISTRACTOR_ERROR, INJECTION_TYPE, ToolView, perturbed
@@ -110,13 +110,16 @@ class Layers:
     """What the proxy does to the interface besides faults (``--perturb``, ``--rename``)."""
 
     perturb: tuple[str, ...] = ()
-    rename: Level | None = None
+    rename: Mode | None = None
+    """``synonym`` / ``symbol`` (strict: the old name is a legacy call) or ``dual`` (both listed)."""
     seed: int = 0
     targets: tuple[str, ...] | None = None
     """The tools each perturbation is built around (default: every upstream tool)."""
     instruction: str = ""
     """A task's instruction, for the query types and the Reward types' added request."""
     rewriter: Rewriter | None = None
+    order: Literal[1, 2] = 1
+    """``dual``: 1 lists each synonym before its original name, 2 the original first (PIPE, Table 10)."""
 
 
 def upstream_target(spec: str) -> StdioServerParameters | str:
@@ -275,9 +278,27 @@ class McpProxy:
     def display(self, name: str) -> str:
         return self.names.shown.get(name, name) if self.names is not None else name
 
+    def shown_pairs(self) -> list[tuple[ToolSpec, str | None]]:
+        """The tools as the agent sees them (renamed, perturbed, after any interface change), each with
+        the upstream tool it runs; in ``dual`` mode each tool twice, under both names, in the order's
+        sequence, each saying which name it equals (as PIPE's ``InterfaceEnv`` lists them)."""
+        out: list[tuple[ToolSpec, str | None]] = []
+        dual = self.names is not None and self.names.mode == "dual"
+        for s in self.view().tools:
+            shown = self.display(s.spec.name)
+            if not dual:
+                out.append((s.spec.model_copy(update={"name": shown}), s.upstream))
+                continue
+            syn = s.spec.model_copy(
+                update={"name": shown, "description": f"{s.spec.description} Equivalent to {s.spec.name}."}
+            )
+            ori = s.spec.model_copy(update={"description": f"{s.spec.description} Equivalent to {shown}."})
+            pair = [syn, ori] if self.layers.order == 1 else [ori, syn]
+            out += [(spec, s.upstream) for spec in pair]
+        return out
+
     def shown_specs(self) -> list[ToolSpec]:
-        """The tools as the agent sees them (renamed, perturbed, after any interface change)."""
-        return [s.spec.model_copy(update={"name": self.display(s.spec.name)}) for s in self.view().tools]
+        return [spec for spec, _ in self.shown_pairs()]
 
     def shown_name(self, upstream: str) -> str:
         return self.display(self.view().shown_name(upstream))
@@ -288,9 +309,10 @@ class McpProxy:
 
     def listed_tools(self) -> list[types.Tool]:
         out = []
-        for spec, shown in zip(self.shown_specs(), self.view().tools, strict=True):
-            base = dict(self._tools.get(shown.upstream or "", {}))
-            base.pop("outputSchema", None) if shown.upstream is None else None
+        for spec, upstream in self.shown_pairs():
+            base = dict(self._tools.get(upstream or "", {}))
+            if upstream is None:
+                base.pop("outputSchema", None)
             base.update({"name": spec.name, "description": spec.description, "inputSchema": spec.parameters})
             out.append(types.Tool.model_validate(base))
         return out

@@ -32,7 +32,6 @@ from robustcall.core import (
 )
 from robustcall.faults import load_profile
 from robustcall.formats import OutputFormat
-from robustcall.interface import Level
 from robustcall.mcp._env import BackgroundLoop, Condition, EpisodeSources, McpTaskEnv
 from robustcall.mcp._record import NotRecorded
 from robustcall.mcp._tasks import TaskFile, fill
@@ -56,10 +55,15 @@ def parse_conditions(
         raise InputError(str(exc.args[0])) from None
     out += [Condition(f"perturb-{c}", perturb=(c,)) for c in codes]
     for level in rename:
-        if level not in ("synonym", "symbol"):
-            raise InputError(f"--rename must be synonym or symbol, got {level!r}")
-        lv: Level = "synonym" if level == "synonym" else "symbol"
-        out.append(Condition(f"rename-{level}", rename=lv))
+        if level == "dual":  # both orders, counterbalanced (PIPE, Appendix F): what IR needs
+            out += [
+                Condition("rename-dual1", rename="dual", order=1),
+                Condition("rename-dual2", rename="dual", order=2),
+            ]
+        elif level in ("synonym", "symbol"):
+            out.append(Condition(f"rename-{level}", rename="synonym" if level == "synonym" else "symbol"))
+        else:
+            raise InputError(f"--rename must be synonym, symbol or dual, got {level!r}")
     for spec in profiles:
         try:
             prof = load_profile(spec)

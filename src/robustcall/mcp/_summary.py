@@ -13,7 +13,7 @@ import numpy as np
 
 from robustcall.core import Trajectory
 from robustcall.interface import episode_counts
-from robustcall.metrics import adjust, fault_metrics, paired_row, pipe_delta
+from robustcall.metrics import adjust, fault_metrics, interface_reliance, paired_row, pipe_delta
 
 CLEAN = "clean"
 
@@ -58,6 +58,15 @@ def condition_rows(runs: Mapping[str, Sequence[Trajectory]], *, seed: int = 0) -
         if p is not None:
             kept = p.candidate / p.baseline if p.baseline and p.candidate is not None else None
             row.update({"delta": p.delta, "ci95": p.ci95, "p_holm": p.p_holm, "retention": kept})
+    dual = [runs.get(f"rename-dual{k}", []) for k in (1, 2)]
+    if all(dual):
+        per_order = [[episode_counts(t) for t in trajs if t.success is not None] for trajs in dual]
+        pairs = [[(float(c.n_ori), float(c.n_syn)) for c in order] for order in per_order]
+        if all(pairs):
+            ir = interface_reliance(pairs[0], pairs[1])
+            for r in rows:
+                if r["condition"].startswith("rename-dual"):
+                    r["ir"] = ir
     names = {r["condition"]: r["success"] for r in rows}
     if all(names.get(k) is not None for k in (CLEAN, "rename-synonym", "rename-symbol")):
         for r in rows:
@@ -78,7 +87,7 @@ def _fmt(v: Any) -> str:
 
 def markdown(rows: Sequence[dict[str, Any]]) -> str:
     cols = ["condition", "episodes", "infra", "success", "delta", "ci95", "p_holm", "retention", "rasr", "rr", "eia",
-            "ufr", "legacy_calls", "distractor_calls", "injection_followed"]  # fmt: skip
+            "ufr", "legacy_calls", "ir", "distractor_calls", "injection_followed"]  # fmt: skip
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in rows]
     return "\n".join(lines) + "\n"
