@@ -2,7 +2,9 @@
 
 The live servers run once, on one task of each kind of server (``test_live_subset_...``); the whole
 suite's analytic figures replay ``data/suite-recording`` (recorded by ``mcp run --tasks suite --model
-scripted:expert --record``; regenerate it so when the suite changes), with 0 upstream calls.
+scripted:expert --record``; when the suite changes, regenerate it with ``robustcall mcp run --tasks suite
+--model scripted:expert --out /tmp/rec-run --record tests/mcp/data/suite-recording`` into an empty folder),
+with 0 upstream calls.
 """
 
 from __future__ import annotations
