@@ -84,6 +84,16 @@ def test_perturb_and_rename_in_front_of_the_time_server(tmp_path: Path) -> None:
     upstream = [r for r in _rows(rec) if r["op"] == "call"]
     assert [(r["tool"], r["arguments"]) for r in upstream] == [("convert_time", CONVERT)]  # only its own name
 
+    async def replayed() -> tuple[Any, Any]:  # no upstream at all: the recording answers, the history decides
+        async with client(proxy_params("", "--replay", str(rec), "--rename", "symbol")) as c:
+            first = await c.call_tool("z2", CONVERT)
+            again = await c.call_tool("z2", CONVERT)  # a second call has a history the recording lacks
+            return (first.is_error, first.content[0].text), (again.is_error, again.content[0].text)
+
+    first, again = asyncio.run(replayed())
+    assert first == (False, text)
+    assert again[0] and "not in the recording" in again[1]
+
 
 def test_mcp_score_scores_a_users_own_agent(tmp_path: Path) -> None:
     """A plain client script is the agent; it runs a task clean and under a 503 at its first call."""

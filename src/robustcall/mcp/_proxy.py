@@ -48,7 +48,7 @@ from robustcall.core import JsonlAppender, ToolCall, ToolSpec, seeded_rng
 from robustcall.faults import Blocked, FaultProfile, FaultSession, InjectedFault
 from robustcall.interface import Mode, NameView, invalid_action
 from robustcall.mcp._names import mcp_interface_map
-from robustcall.mcp._record import Recorder, Replayer, Upstream
+from robustcall.mcp._record import NotRecorded, Recorder, Replayer, Upstream
 from robustcall.mcp._view import DISTRACTOR_ERROR, INJECTION_TYPE, ToolView, perturbed
 from robustcall.perturb import INJECTIONS, Rewriter
 
@@ -378,7 +378,10 @@ class McpProxy:
 
     async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         before = self.session.changed_tools()
-        result, _ = await self.call(params.name, dict(params.arguments or {}))
+        try:
+            result, _ = await self.call(params.name, dict(params.arguments or {}))
+        except NotRecorded as exc:  # replaying: the recording cannot say what the server would answer
+            result = error_result(f"robustcall replay: {exc}")
         if self.session.changed_tools() != before:
             await self._announce_list_changed(ctx)
         return types.CallToolResult.model_validate(result)
