@@ -3,7 +3,7 @@ own runs; ``card_page`` renders it."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from robustcall.metrics import Estimate, FaultMetrics
 from robustcall.report._placement import Placement
@@ -88,6 +88,28 @@ class FaultClassRow(BaseModel):
     by_env: dict[str, FaultMetrics]
 
 
+class McpCondition(BaseModel):
+    """One condition of an ``mcp run`` the card shows (``card --mcp-run``): the row ``mcp report`` prints."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    condition: str
+    episodes: int
+    infra: int
+    success: float | None
+    delta: float | None = None
+    ci95: tuple[float, float] | None = None
+    retention: float | None = None
+    rasr: float | None = None
+    rr: float | None = None
+    eia: float | None = None
+    ufr: float | None = None
+    legacy_calls: int | None = None
+    ir: float | None = None
+    distractor_calls: int | None = None
+    injection_followed: int | None = None
+
+
 class Card(BaseModel):
     """A model's robustness card."""
 
@@ -103,3 +125,6 @@ class Card(BaseModel):
     fault_delta: float
     runs: list[str] = Field(default_factory=list)
     """Every run directory of the card, relative to it (what ``compare`` pairs)."""
+    mcp_run: str | None = None
+    """The ``mcp run`` folder shown beside the protocol's systems (``card --mcp-run``), if any."""
+    mcp: list[McpCondition] = Field(default_factory=list)

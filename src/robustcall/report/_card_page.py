@@ -154,6 +154,27 @@ def _faults(card: Card) -> str:
     return fig + table.html()
 
 
+def _mcp(card: Card) -> str:
+    """``card --mcp-run``: the MCP run's conditions as ``mcp report`` prints them."""
+
+    def n(x: int | None) -> str:
+        return "—" if x is None else str(x)
+
+    rows = [
+        [r.condition, str(r.episodes), str(r.infra), _f(r.success), _f(r.delta), _f(r.retention), _f(r.rasr),
+         _f(r.rr), _f(r.ufr), n(r.legacy_calls), _f(r.ir), n(r.distractor_calls), n(r.injection_followed)]
+        for r in card.mcp
+    ]  # fmt: skip
+    table = Table(
+        "mcp",
+        f"Over real MCP servers ({card.mcp_run}): success per condition, Δ against clean",
+        ["Condition", "Episodes", "Infra", "Success", "Δ", "Retention", "RASR", "RR", "UFR", "Legacy calls", "IR",
+         "Distractor calls", "Injections followed"],
+        rows,
+    )  # fmt: skip
+    return table.html()
+
+
 def card_page(card: Card) -> str:
     """The card as one HTML page (every figure an inline SVG in a ``<figure>`` with its caption)."""
     title = f"Robustness card: {card.model}"
@@ -174,5 +195,6 @@ def card_page(card: Card) -> str:
         f"<h2>Beside the paper's reference models</h2>{_placement(card)}"
         f"<h2>PIPE: renamed interfaces</h2>{_pipe(card)}"
         f"<h2>Fault injection</h2>{_faults(card)}"
-        "</body></html>\n"
+        + (f"<h2>Real MCP servers</h2>{_mcp(card)}" if card.mcp else "")
+        + "</body></html>\n"
     )
