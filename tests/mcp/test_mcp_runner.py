@@ -151,3 +151,16 @@ def test_a_call_missing_from_the_recording_is_an_infra_error(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     (traj,) = read_trajectories(tmp_path / "o" / "clean")
     assert traj.success is None and traj.termination == "infra" and "not in the recording" in str(traj.infra_error)
+
+
+def test_memorise_under_a_strict_rename_only_makes_legacy_calls(tmp_path: Path) -> None:
+    """``scripted:memorise`` calls the upstream's own names: under ``synonym`` every call is a legacy call
+    (Table 5's "Invalid Action"), it never gets further and repeats until the step limit (10), no task is
+    solved (the recording's verdict of the untouched state), and PIPE's Δ against clean is −1."""
+    done = cli("mcp", "run", "--tasks", "suite", "--model", "scripted:memorise", "--out", str(tmp_path / "o"),
+               "--replay", str(RECORDING), "--rename", "synonym")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = summary(tmp_path / "o")
+    assert (rows["clean"]["success"], rows["clean"]["infra"]) == (1.0, 0)
+    row = rows["rename-synonym"]
+    assert (row["success"], row["infra"], row["legacy_calls"], row["delta"]) == (0.0, 0, 10 * N, -1.0)

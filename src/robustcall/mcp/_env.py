@@ -169,6 +169,10 @@ class McpTaskEnv:
 
         self.actor = ProxyActor(self.bg, opener)
         proxy = self.actor.proxy
+        if isinstance(proxy.upstream, Recorder) and task.verify.answer is None:
+            # the verdict of the untouched state too: a replayed agent that changes nothing (a legacy or
+            # distractor call, a give-up) is then judged, not an infrastructure error
+            self._submit(self._state_verdict)
         self.names_map = [list(p) for p in proxy.names.map.synonyms] if proxy.names is not None else []
         self.injection = proxy.injection
         return EnvReset(proxy.instruction() or task.instruction, "", proxy.shown_specs())
@@ -213,25 +217,28 @@ class McpTaskEnv:
         task = self.task
         if task is None:
             raise RuntimeError("reset() first")
-        v = task.verify
-        if v.answer is not None:
-            return answer_passes(v.answer, self.final_text)
+        if task.verify.answer is not None:
+            return answer_passes(task.verify.answer, self.final_text)
+        return self._submit(self._state_verdict)
+
+    async def _state_verdict(self, p: McpProxy) -> bool:
+        """A command or query verifier over the server's state now. A recording keeps the verdict under
+        the session's call history (the query goes to the server beside the history, so the history
+        holds the agent's calls only); a replay answers from it."""
+        if isinstance(p.upstream, Replayer):
+            return bool(p.upstream.note("verify")["passed"])
+        v = self.task.verify if self.task is not None else None
+        assert v is not None
         if v.query is not None:
-            query = v.query
-            result = self._submit(lambda p: p.upstream.call_tool(query.name, query.arguments))
-            return not result.get("isError") and answer_passes(v.expect, text_of(result))
-        assert v.command is not None
-        command = v.command
-
-        async def verdict(p: McpProxy) -> bool:
-            if isinstance(p.upstream, Replayer):
-                return bool(p.upstream.note("verify")["passed"])
-            passed = run_command_verifier(command, self.workdir)
-            if isinstance(p.upstream, Recorder):
-                p.upstream.note({"op": "verify", "passed": passed})
-            return passed
-
-        return self._submit(verdict)
+            server = p.upstream.inner if isinstance(p.upstream, Recorder) else p.upstream
+            result = await server.call_tool(v.query.name, v.query.arguments)
+            passed = not result.get("isError") and answer_passes(v.expect, text_of(result))
+        else:
+            assert v.command is not None
+            passed = run_command_verifier(v.command, self.workdir)
+        if isinstance(p.upstream, Recorder):
+            p.upstream.note({"op": "verify", "passed": passed})
+        return passed
 
     # the scripted expert ---------------------------------------------------------------------------
     def _expert_next(self) -> ToolCall | None:
