@@ -24,6 +24,7 @@ from robustcall.cli._options import (
     check_format,
     check_mode,
 )
+from robustcall.cli._rewriter import LLMSettingsOpt, RewriterOpt, make_rewriter
 
 console = Console(stderr=True)
 mcp_app = typer.Typer(help="Robustness over real MCP servers: task runs, reports, scoring a proxy log.",
@@ -70,6 +71,15 @@ def run(
     concurrency: ConcOpt = 1,
     resume: ResumeOpt = False,
     settings: SettingsOpt = None,
+    rewriter: RewriterOpt = "offline",
+    llm_model: Annotated[
+        list[str] | None,
+        typer.Option("--llm-model", help="Model of --rewriter llm (as `build`'s --llm-model; --model is the agent)."),
+    ] = None,
+    llm_base_url: Annotated[
+        str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL for bare --llm-model names.")
+    ] = None,
+    llm_settings: LLMSettingsOpt = None,
 ) -> None:
     """Run every task clean and under each perturbation, rename and fault profile asked for."""
     from robustcall.mcp import condition_rows, load_tasks, markdown, parse_conditions, run_mcp
@@ -82,7 +92,8 @@ def run(
         raise typer.BadParameter(f"no recording folder {replay}", param_hint="--replay")
     path = _tasks_path(tasks)
     suite = load_tasks(path)
-    conditions = parse_conditions(perturb, rename or [], profile or [], delta)
+    chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings) if perturb else None
+    conditions = parse_conditions(perturb, rename or [], profile or [], delta, rewriter=chosen)
     runs = asyncio.run(
         run_mcp(suite, path, model, out, conditions, limit=limit, only=task, seed=seed, max_steps=max_steps,
                 fmt=chosen_fmt, mode=mode, concurrency=concurrency, resume=resume, record=record, replay=replay,

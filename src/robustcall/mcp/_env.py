@@ -34,6 +34,7 @@ from robustcall.mcp._tasks import (
     run_command_verifier,
     run_setup,
 )
+from robustcall.perturb import Rewriter
 
 T = TypeVar("T")
 STEP_TIMEOUT_S = 120.0
@@ -101,6 +102,8 @@ class Condition:
     rename: Mode | None = None
     order: Literal[1, 2] = 1
     profile: FaultProfile = field(default_factory=lambda: load_profile("default").with_delta(0.0))
+    rewriter: Rewriter | None = field(default=None, compare=False)
+    """The generated types' text (paraphrases, siblings): the offline rewriter when ``None``."""
 
 
 @dataclass
@@ -155,7 +158,7 @@ class McpTaskEnv:
         self.final_text, self._verdict = "", None
         layers = Layers(self.condition.perturb, self.condition.rename, seed,
                         (task.target,) if task.target else None, task.instruction,
-                        order=self.condition.order)  # fmt: skip
+                        rewriter=self.condition.rewriter, order=self.condition.order)  # fmt: skip
         command = self.servers[task.server].command
         server = str(fill(command, self.workdir))
         record = src.record / f"{task_id}.jsonl" if src.record is not None else None

@@ -37,6 +37,7 @@ from robustcall.mcp._record import NotRecorded
 from robustcall.mcp._tasks import TaskFile, fill
 from robustcall.mcp._view import parse_perturb
 from robustcall.models import make_model
+from robustcall.perturb import Rewriter
 from robustcall.run import STOP_AFTER, run_episode, run_episodes, stopped_failure
 from robustcall.score import injection_followed
 
@@ -45,7 +46,7 @@ CLEAN = "clean"
 
 
 def parse_conditions(
-    perturb: str, rename: Sequence[str], profiles: Sequence[str], delta: float | None
+    perturb: str, rename: Sequence[str], profiles: Sequence[str], delta: float | None, rewriter: Rewriter | None = None
 ) -> list[Condition]:
     """The clean condition, then one per perturbation type, rename level and fault profile."""
     out = [Condition(CLEAN)]
@@ -53,7 +54,7 @@ def parse_conditions(
         codes = parse_perturb(perturb)
     except KeyError as exc:
         raise InputError(str(exc.args[0])) from None
-    out += [Condition(f"perturb-{c}", perturb=(c,)) for c in codes]
+    out += [Condition(f"perturb-{c}", perturb=(c,), rewriter=rewriter) for c in codes]
     for level in rename:
         if level == "dual":  # both orders, counterbalanced (PIPE, Appendix F): what IR needs
             out += [
