@@ -2,7 +2,8 @@
 
 (a) no module imports another package's private modules (``robustcall.<pkg>._x``): a package's API
     is what its ``__init__`` exports;
-(b) no package imports ``run`` except ``card`` and the top layer (``cli``, ``web``, ``interop``, ``inspect_task.py``);
+(b) no package imports ``run`` except ``card``, ``mcp`` and the top layer (``cli``, ``web``, ``interop``,
+    ``inspect_task.py``);
 (c) ``run`` imports neither ``score`` nor ``metrics``;
 (d) ``core`` imports nothing else of ours;
 (e) below the top layer, a package imports only from the groups left of its own in ``LAYERS``
@@ -22,8 +23,9 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "robustcall"
 TOP = {"cli", "web", "interop", "inspect_task"}
 """The layer above ``run``: it may import anything."""
-RUNNERS = TOP | {"card"}
-"""What may import ``run``: the top layer, and ``card``, whose protocol drives the runs itself."""
+RUNNERS = TOP | {"card", "mcp"}
+"""What may import ``run``: the top layer, ``card``, whose protocol drives the runs itself, and ``mcp``, whose task
+runner hands its episodes to the one loop."""
 
 LAYERS: list[set[str]] = [
     {"core", "_native"},  # _native: the compiled-module list setup.py and --version read (no imports of ours)
@@ -31,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"models", "envs"},
     {"perturb", "faults", "interface", "score"},
     {"rewards", "run"},
-    {"train", "report"},
+    {"train", "report", "mcp"},
     {"card"},
     TOP,
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "web": ("starlette", "uvicorn", "sqlalchemy", "psycopg", "jinja2", "multipart", "python_multipart", "icu"),
-    "mcp": ("mcp", "mcp_types"),
+    "mcp": ("mcp", "mcp_types", "mcp_server_time", "mcp_server_git"),
     "bfcl-java": ("tree_sitter", "tree_sitter_java", "tree_sitter_javascript"),
     "schema": ("jsonschema",),
     "inspect": ("inspect_ai", "openai"),
@@ -33,6 +33,9 @@ COMMAND_EXTRAS: dict[str, tuple[str, str]] = {
     "export hf": ("hf", ""),
     "export inspect": ("inspect", ""),
     "faults mcp-proxy": ("mcp", ""),
+    "mcp run": ("mcp", ""),
+    "mcp report": ("mcp", ""),
+    "mcp score": ("mcp", ""),
     "faults run": ("envs", _ENV_EXTRA),
     "faults sweep": ("envs", _ENV_EXTRA),
     "leaderboard serve": ("web", ""),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -13,6 +13,9 @@ from rich.console import Console
 from robustcall.cli._errors import CommandError, describe
 from robustcall.cli._infra import StopAfterOpt
 from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, BaseUrlOpt, SettingsOpt
+
+if TYPE_CHECKING:
+    from robustcall.report import Card
 
 console = Console(stderr=True)
 
@@ -41,6 +44,20 @@ def refuse_request_policy_episodes(model: str, env_model: str | None) -> None:
         f"--model {model} is a request policy: it answers single-turn samples from their golden calls and "
         f"cannot play the PIPE and fault episodes; name an environment policy with --env-model ({envs})"
     )
+
+
+def with_mcp_run(card: Card, run_dir: Path) -> Card:
+    """``card`` with an ``mcp run``'s conditions (``mcp report``'s rows, from ``metrics``)."""
+    import json
+
+    from robustcall.core import read_trajectories
+    from robustcall.mcp import MANIFEST, condition_rows
+    from robustcall.report import McpCondition
+
+    data = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    runs = {c: read_trajectories(run_dir / c, what="an MCP run") for c in data["conditions"]}
+    rows = [McpCondition.model_validate(r) for r in condition_rows(runs, seed=int(data.get("seed", 0)))]
+    return card.model_copy(update={"mcp": rows, "mcp_run": str(run_dir)})
 
 
 def register(app: typer.Typer) -> None:
@@ -116,6 +133,10 @@ def register(app: typer.Typer) -> None:
                 "card's tokens.",
             ),
         ] = None,
+        mcp_run: Annotated[
+            Path | None,
+            typer.Option("--mcp-run", help="An `mcp run` folder to show on the card beside the protocol's systems."),
+        ] = None,
     ) -> None:
         """Run the card's fixed protocol with one model (resumable: run it again to go on) and write
         OUT/card.json and OUT/card.html."""
@@ -124,6 +145,8 @@ def register(app: typer.Typer) -> None:
         from robustcall.models import make_model
         from robustcall.run import EXIT_INFRA
 
+        if mcp_run is not None and not (mcp_run / "mcp.json").is_file():
+            raise typer.BadParameter(f"{mcp_run} is not an `mcp run` folder (no mcp.json)", param_hint="--mcp-run")
         if budget not in BUDGETS:
             raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         protocol = PROTOCOLS[budget]
@@ -147,6 +170,8 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             raise CommandError(describe(exc)) from None
         card = assemble(out, protocol, model, env_model or model, prices=price_list)
+        if mcp_run is not None:
+            card = with_mcp_run(card, mcp_run)
         files = write_card(out, card)
         rb = card.robustbench
         console.print(

@@ -35,6 +35,7 @@ from robustcall.cli._options import (
     check_format,
     check_mode,
 )
+from robustcall.cli._rewriter import LLMBaseUrlOpt, LLMModelOpt, LLMSettingsOpt, RewriterOpt, make_rewriter
 
 if TYPE_CHECKING:
     from robustcall.core import Trajectory
@@ -375,39 +376,98 @@ def mcp_proxy(
         typer.Option(
             "--upstream", help='Upstream MCP server: a command line ("uvx mcp-server-time") or an http(s) URL.'
         ),
-    ],
-    profile: ProfileOpt = "default",
+    ] = "",
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Fault profile (name or YAML); default: `default`, or none (δ = 0) with --perturb / --rename.",
+        ),
+    ] = None,
     delta: Annotated[float | None, typer.Option("--delta", help="Override the profile's global rate δ.")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Override the profile's seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Override the profile's seed (and seed --perturb).")
+    ] = None,
     log: Annotated[Path | None, typer.Option("--log", help="Append every injection to this JSONL file.")] = None,
     transport: Annotated[
         str, typer.Option("--transport", help="stdio or http (streamable HTTP on 127.0.0.1).")
     ] = "stdio",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --transport http.")] = 8765,
     sticky: StickyOpt = None,
+    perturb: Annotated[
+        str,
+        typer.Option(
+            "--perturb",
+            help="RobustBench-TC types applied to tools/list (comma list of codes: "
+            "same_name_A, redundant, CD_AB, paraphrase_tool_description, ...).",
+        ),
+    ] = "",
+    rename: Annotated[
+        str | None,
+        typer.Option("--rename", help="PIPE's interface rewrite of the tool names: synonym, symbol or dual."),
+    ] = None,
+    target: Annotated[
+        list[str] | None,
+        typer.Option("--target", help="Tool a perturbation is built around (repeatable; default: every tool)."),
+    ] = None,
+    rewriter: RewriterOpt = "offline",
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMBaseUrlOpt = None,
+    llm_settings: LLMSettingsOpt = None,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Keep every upstream exchange in this JSONL file.")
+    ] = None,
+    replay: Annotated[
+        Path | None, typer.Option("--replay", help="Answer from this recording; no upstream is started.")
+    ] = None,
+    session: Annotated[str, typer.Option("--session", help="Tag of this session's log lines (a task id).")] = "",
+    log_calls: Annotated[
+        bool, typer.Option("--log-calls", help="Log every call (what `mcp score` reads), not only injections.")
+    ] = False,
+    order: Annotated[
+        int, typer.Option("--order", help="--rename dual: 1 lists synonyms first, 2 the original names first.")
+    ] = 1,
 ) -> None:
-    """Serve an MCP proxy that forwards tools to UPSTREAM and injects the profile's faults."""
+    """Serve an MCP proxy in front of UPSTREAM: perturbs and renames its tools, injects the profile's faults."""
     from robustcall.faults import load_profile
 
     if transport not in ("stdio", "http"):
         raise typer.BadParameter(f"--transport must be stdio or http, got {transport!r}")
-    if not upstream.startswith(("http://", "https://")):
+    if replay is None and not upstream:
+        raise typer.BadParameter("give --upstream (or --replay a recording)", param_hint="--upstream")
+    if replay is not None and not replay.is_file():
+        raise typer.BadParameter(f"no recording at {replay}", param_hint="--replay")
+    if replay is None and not upstream.startswith(("http://", "https://")):
         argv = shlex.split(upstream)
         if not argv or shutil.which(argv[0]) is None:
             raise typer.BadParameter(f"upstream command not found: {upstream!r}", param_hint="--upstream")
+    if rename is not None and rename not in ("synonym", "symbol", "dual"):
+        raise typer.BadParameter(f"--rename must be synonym, symbol or dual, got {rename!r}")
+    if order not in (1, 2):
+        raise typer.BadParameter(f"--order must be 1 or 2, got {order}")
     try:
-        prof = load_profile(profile)
+        prof = load_profile(profile or "default")
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    if profile is None and (perturb or rename):
+        prof = prof.with_delta(0.0)
     if delta is not None:
         prof = prof.with_delta(delta)
     if seed is not None:
         prof = prof.model_copy(update={"seed": seed})
     if sticky is not None:
         prof = prof.model_copy(update={"sticky": sticky})
-    from robustcall.faults.mcp_proxy import serve
+    from robustcall.mcp import Layers, parse_perturb, serve
 
-    asyncio.run(serve(upstream, prof, log_path=log, transport=transport, port=port))
+    try:
+        codes = parse_perturb(perturb)
+    except KeyError as exc:
+        raise typer.BadParameter(str(exc.args[0]), param_hint="--perturb") from None
+    chosen = make_rewriter(rewriter, llm_model, llm_base_url, llm_settings) if codes else None
+    layers = Layers(tuple(codes), rename, seed if seed is not None else 0,  # type: ignore[arg-type]
+                    tuple(target) if target else None, rewriter=chosen, order=1 if order == 1 else 2)  # fmt: skip
+    asyncio.run(serve(upstream, prof, log_path=log, transport=transport, port=port, layers=layers, record=record,
+                      replay=replay, session=session, log_calls=log_calls))  # fmt: skip
 
 
 @faults_app.command("report")

@@ -21,7 +21,7 @@ from robustcall.core import (
 from robustcall.core import FAULT_CLASS_DISPLAY as CLASS_DISPLAY
 from robustcall.core import FAULT_TAXONOMY_TYPES as TAXONOMY_TYPES
 from robustcall.faults._axes import AxisEnv, parse_axes, with_axes
-from robustcall.faults._env import FaultedStep, FaultyEnv, episode_key
+from robustcall.faults._env import EXPERT_STOP, FaultedStep, FaultyEnv, episode_key
 from robustcall.faults._injector import (
     FaultInjector,
     InjectedFault,
@@ -38,6 +38,7 @@ __all__ = [
     "AXIS_FAULT_TYPES",
     "BUILTIN_PROFILES",
     "CLASS_DISPLAY",
+    "EXPERT_STOP",
     "FAULT_CLASSES",
     "FAULT_TYPES",
     "KNOWN_FAULT_TYPES",

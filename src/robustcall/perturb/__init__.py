@@ -8,7 +8,7 @@ what this package exports.
 
 from robustcall.perturb import _action, _beyond, _observation, _reward, _transition  # noqa: F401  (registration)
 from robustcall.perturb._audit import audit, parse_score
-from robustcall.perturb._beyond import CONTEXT_LEVELS, FOLLOW_UP, message_text
+from robustcall.perturb._beyond import CONTEXT_LEVELS, FOLLOW_UP, INJECTIONS, message_text
 from robustcall.perturb._build import build_benchmark, compose_paper, perturb_all, static_types
 from robustcall.perturb._compose import (
     ALLOCATED_TYPES,
@@ -32,6 +32,7 @@ __all__ = [
     "COMPOSITIONS",
     "CONTEXT_LEVELS",
     "FOLLOW_UP",
+    "INJECTIONS",
     "REGISTRY",
     "Allocation",
     "GuardStats",

@@ -3,7 +3,7 @@ own runs; ``card_page`` renders it."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from robustcall.metrics import DeltaTokens, Estimate, FaultMetrics, RunTokens
 from robustcall.report._placement import Placement
@@ -88,6 +88,28 @@ class FaultClassRow(BaseModel):
     by_env: dict[str, FaultMetrics]
 
 
+class McpCondition(BaseModel):
+    """One condition of an ``mcp run`` the card shows (``card --mcp-run``): the row ``mcp report`` prints."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    condition: str
+    episodes: int
+    infra: int
+    success: float | None
+    delta: float | None = None
+    ci95: tuple[float, float] | None = None
+    retention: float | None = None
+    rasr: float | None = None
+    rr: float | None = None
+    eia: float | None = None
+    ufr: float | None = None
+    legacy_calls: int | None = None
+    ir: float | None = None
+    distractor_calls: int | None = None
+    injection_followed: int | None = None
+
+
 class Card(BaseModel):
     """A model's robustness card."""
 
@@ -107,3 +129,6 @@ class Card(BaseModel):
     """The RobustBench-TC run's tokens and time per type and component (the server's counts)."""
     fault_tokens: dict[str, list[DeltaTokens]] = Field(default_factory=dict)
     """Fault class -> its episodes' tokens and time per δ (both environments pooled)."""
+    mcp_run: str | None = None
+    """The ``mcp run`` folder shown beside the protocol's systems (``card --mcp-run``), if any."""
+    mcp: list[McpCondition] = Field(default_factory=list)

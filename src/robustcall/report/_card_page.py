@@ -172,6 +172,27 @@ def _tokens(card: Card) -> str:
     return "".join(t.html() for t in tables)
 
 
+def _mcp(card: Card) -> str:
+    """``card --mcp-run``: the MCP run's conditions as ``mcp report`` prints them."""
+
+    def n(x: int | None) -> str:
+        return "—" if x is None else str(x)
+
+    rows = [
+        [r.condition, str(r.episodes), str(r.infra), _f(r.success), _f(r.delta), _f(r.retention), _f(r.rasr),
+         _f(r.rr), _f(r.ufr), n(r.legacy_calls), _f(r.ir), n(r.distractor_calls), n(r.injection_followed)]
+        for r in card.mcp
+    ]  # fmt: skip
+    table = Table(
+        "mcp",
+        f"Over real MCP servers ({card.mcp_run}): success per condition, Δ against clean",
+        ["Condition", "Episodes", "Infra", "Success", "Δ", "Retention", "RASR", "RR", "UFR", "Legacy calls", "IR",
+         "Distractor calls", "Injections followed"],
+        rows,
+    )  # fmt: skip
+    return table.html()
+
+
 def card_page(card: Card) -> str:
     """The card as one HTML page (every figure an inline SVG in a ``<figure>`` with its caption)."""
     title = f"Robustness card: {card.model}"
@@ -197,6 +218,7 @@ def card_page(card: Card) -> str:
         f"<h2>PIPE: renamed interfaces</h2>{_pipe(card)}"
         f"<h2>Fault injection</h2>{_faults(card)}"
         f"<h2>Tokens and time</h2>{_tokens(card)}"
-        f"{runs}"
-        "</body></html>\n"
+        + (f"<h2>Real MCP servers</h2>{_mcp(card)}" if card.mcp else "")
+        + f"{runs}"
+        + "</body></html>\n"
     )

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
-
 from robustcall.core import cache_dir
 
 BIN = Path(sys.executable).parent
