@@ -70,7 +70,8 @@ class MultiTurnTask:
         return "long_context" in self.category or "composite" in self.category
 
 
-def _wheel() -> Path:
+@cache
+def _wheel() -> Path:  # once per process: every task loads its API instances through it
     return fetch_bfcl(quiet=True)
 
 
@@ -125,6 +126,7 @@ def function_docs() -> dict[str, list[ToolSpec]]:
         }
 
 
+@cache
 def api_class(name: str) -> type[Any]:
     """BFCL's API class ``name``, imported from the wheel (not from any installed ``bfcl_eval``)."""
     if name not in API_CLASSES:
