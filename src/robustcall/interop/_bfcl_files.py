@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -308,6 +308,8 @@ class BfclImport:
     """One line per result file left out, saying why."""
     version: str = "v4"
     """The ``bfcl generate`` version whose files were read (``v3`` ids are mapped to today's)."""
+    written: tuple[PredictionRecord, ...] = field(default=(), repr=False)
+    """The records written, in the file's order: scored in the same process without reading them back."""
 
 
 def _files_of_one_version(folder: Path) -> tuple[str, list[Path]]:
@@ -417,13 +419,14 @@ def import_bfcl_results(
             raw = json.dumps(entry["result"], ensure_ascii=False)
             rec = PredictionRecord(**dict(sample), prediction=Prediction(raw_output=raw), model=model)
             _add(records, rec, where, entry["id"])
-    write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
+    written = tuple(records[k] for k in sorted(records))
+    write_jsonl(out / PREDICTIONS, written)
     # the handler's mode as its results show it: a prompting handler writes text only
     meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
                    imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
     meta.write(out)
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
-    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version)
+    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version, written=written)
 
 
 def _add_format_entry(
