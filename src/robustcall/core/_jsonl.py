@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from robustcall.core._errors import InputError
@@ -49,6 +50,16 @@ def iter_json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
             if not raw.strip():
                 continue
             yield lineno, json_line(path, lineno, raw)
+
+
+def json_value(text: str | bytes) -> Any:
+    """``json.loads(text)``, by ``orjson`` (several times faster) where it reads the text; what it
+    refuses (``NaN``, integers beyond 64 bits, invalid JSON) goes to ``json.loads``, whose value or
+    ``JSONDecodeError`` is the answer."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def json_line(path: Path | str, lineno: int, raw: bytes) -> Any:

@@ -398,7 +398,7 @@ def import_bfcl_results(
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
             underscored = flag if flag is not None else isinstance(entry["result"], list)
             prediction = _prediction(sample, entry["result"], where, underscored, handler_fc is True)
-            rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
+            rec = _record(sample, prediction, model)
             if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
                 fc = True
             _add(records, rec, where, entry["id"])
@@ -417,7 +417,7 @@ def import_bfcl_results(
             if sample is None:
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} {category} entry")
             raw = json.dumps(entry["result"], ensure_ascii=False)
-            rec = PredictionRecord(**dict(sample), prediction=Prediction(raw_output=raw), model=model)
+            rec = _record(sample, Prediction(raw_output=raw), model)
             _add(records, rec, where, entry["id"])
     written = tuple(records[k] for k in sorted(records))
     write_jsonl(out / PREDICTIONS, written)
@@ -465,7 +465,15 @@ def _add_format_entry(
             prediction = Prediction(raw_output=result, tool_calls=calls)
     else:
         prediction = _prediction(sample, result, where, isinstance(result, list), fc_handler)
-    _add(records, PredictionRecord(**dict(sample), prediction=prediction, model=model), where, entry["id"])
+    _add(records, _record(sample, prediction, model), where, entry["id"])
+
+
+def _record(sample: Sample, prediction: Prediction, model: str) -> PredictionRecord:
+    """``PredictionRecord(**sample, prediction=..., model=...)`` without validating the sample's
+    fields again (they were, when the sample was built): most of an import's time otherwise."""
+    if type(sample) is not Sample:  # a subclass carries fields of its own: take the slow, sure path
+        return PredictionRecord(**dict(sample), prediction=prediction, model=model)
+    return PredictionRecord.model_construct(**dict(sample), prediction=prediction, model=model)
 
 
 def _add(records: dict[tuple[str, str], PredictionRecord], rec: PredictionRecord, where: str, bfcl_id: Any) -> None:

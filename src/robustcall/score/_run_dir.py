@@ -133,9 +133,7 @@ def score_run(
     keys: list[tuple[str, str, int]] = []
     trials: list[int | None] = []
     ghost_rows: list[tuple[str, frozenset[str], list[str]]] = []
-    stream: Iterator[PredictionRecord] = (
-        iter_checkpoint(path, PredictionRecord) if records is None else iter(records)
-    )
+    stream: Iterator[PredictionRecord] = iter_checkpoint(path, PredictionRecord) if records is None else iter(records)
     if reparse_text:
         mode = None if meta is None else meta.mode
         stream = (reparse(r, mode) for r in stream)
