@@ -144,12 +144,21 @@ def import_bfcl_cmd(
     as `bfcl evaluate` writes its score folder."""
     import gc
 
+    # a batch of acyclic records (a whole result folder, held until written): the cyclic collector's
+    # passes over them cost a third of the command's time and free nothing
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _import_bfcl(results, out, model, categories, bfcl_out)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _import_bfcl(results: Path, out: Path, model: str, categories: str | None, bfcl_out: Path | None) -> None:
     from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
-    # a batch of acyclic records (a whole result folder, held until written): the cyclic collector's
-    # passes over them cost a third of the command's time and free nothing
-    gc.disable()
     chosen = None
     if categories is not None:
         try:
