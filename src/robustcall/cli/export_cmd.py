@@ -183,11 +183,15 @@ def _import_bfcl(results: Path, out: Path, model: str, categories: str | None, b
 
 def _score_to_bfcl(run_dir: Path, bfcl_out: Path, records: Sequence[PredictionRecord]) -> None:
     """Score the just-imported records and export BFCL's score folder without reading them back."""
+    from robustcall.cli._errors import CommandError
     from robustcall.core import SCORES, SUMMARY
     from robustcall.interop import BfclFileError, export_bfcl_scores
-    from robustcall.score import score_run
+    from robustcall.score import GoldenModeError, score_run
 
-    verdicts, _ = score_run(run_dir, resamples=0, records=records)
+    try:
+        verdicts, _ = score_run(run_dir, resamples=0, records=records)
+    except GoldenModeError as exc:  # as `score` says it: a record this scorer cannot judge, no traceback
+        raise CommandError(str(exc)) from None
     console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
     try:
         counts = export_bfcl_scores(run_dir, bfcl_out, records=records, verdicts=verdicts)
