@@ -5,6 +5,7 @@ refused in one line."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 from pathlib import Path
@@ -193,3 +194,50 @@ def test_format_sensitivity_answers_get_upstreams_verdicts_in_every_return_forma
     assert sum(",BFCL ret_fmt=" in row for row in table) == 26
     spread = f"{lines[0]['accuracy_max_delta']:.2f} / {lines[0]['accuracy_std']:.2f}"
     assert any(row.endswith(f"BFCL max delta / std (points),{spread},") for row in table)
+
+
+def test_import_with_bfcl_out_scores_in_one_process_as_the_three_commands_do(tmp_path: Path) -> None:
+    """`import bfcl --bfcl-out DIR` (the records handed to the scorer and the export in memory) writes
+    the same predictions, verdicts and BFCL score folder as `import`, `score`, `export bfcl-scores`."""
+    rows = _corpus(2)
+    files: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["shape"] == "fc" and r["variant"] in ("gold", "wrong_arg"):
+            name = f"gpt-4o-2024-11-20-FC/multi_turn/BFCL_v4_{r['category']}_result.json"
+            files.setdefault(name, []).append({"id": f"{r['id']}", "result": r["result"]})
+    for entries in files.values():  # one entry per id: the gold answer, then a wrong one in its place
+        entries[:] = list({e["id"]: e for e in entries}.values())
+    files["gpt-4o-2024-11-20-FC/live/BFCL_v4_live_relevance_result.json"] = [
+        {"id": "live_relevance_0-0-0", "result": [{"get_weather": '{"city": "Paris"}'}]},
+        {"id": "live_relevance_1-1-0", "result": []},
+    ]
+    _write(tmp_path / "result", files)
+    one = runner.invoke(
+        app,
+        [
+            "import",
+            "bfcl",
+            str(tmp_path / "result"),
+            "--out",
+            str(tmp_path / "one"),
+            "--bfcl-out",
+            str(tmp_path / "s1"),
+        ],
+    )
+    assert one.exit_code == 0, one.output
+    assert gc.isenabled()  # the command pauses the cyclic collector while it runs, not after
+    assert "live_relevance: 1/2 = 50.00%" in one.output
+    assert (
+        runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "three")]).exit_code
+        == 0
+    )
+    assert runner.invoke(app, ["score", str(tmp_path / "three"), "--bootstrap", "0"]).exit_code == 0
+    res = runner.invoke(app, ["export", "bfcl-scores", str(tmp_path / "three"), "--out", str(tmp_path / "s3")])
+    assert res.exit_code == 0, res.output
+    for name in ("predictions.jsonl", "scores.jsonl", "summary.json"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "three" / name).read_bytes(), name
+    written = sorted(p.relative_to(tmp_path / "s1") for p in (tmp_path / "s1").rglob("*") if p.is_file())
+    assert written == sorted(p.relative_to(tmp_path / "s3") for p in (tmp_path / "s3").rglob("*") if p.is_file())
+    assert len(written) == 5 + 6  # four multi-turn and one live score file, and the six data_*.csv
+    for rel in written:
+        assert (tmp_path / "s1" / rel).read_bytes() == (tmp_path / "s3" / rel).read_bytes(), rel

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from robustcall.core import PredictionRecord
 
 console = Console(stderr=True)
 
@@ -125,10 +129,33 @@ def import_bfcl_cmd(
             "memory_rec_sum, web_search_base, web_search_no_snippet, format_sensitivity).",
         ),
     ] = None,
+    bfcl_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--bfcl-out",
+            help="Also score the run and write BFCL's score files and data_*.csv tables here, in one process "
+            "(what `score OUT --bootstrap 0` then `export bfcl-scores OUT --out DIR` write).",
+        ),
+    ] = None,
 ) -> None:
     """BFCL result files (v3 or v4) as a robustcall run of clean BFCL samples, scored by `robustcall score`
     with BFCL's verdicts. Files of categories robustcall does not score (v3's exec_*, sql, chatable) and
-    memory prerequisite files are skipped with a line each."""
+    memory prerequisite files are skipped with a line each. With --bfcl-out, scored at once and written
+    as `bfcl evaluate` writes its score folder."""
+    import gc
+
+    # a batch of acyclic records (a whole result folder, held until written): the cyclic collector's
+    # passes over them cost a third of the command's time and free nothing
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _import_bfcl(results, out, model, categories, bfcl_out)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _import_bfcl(results: Path, out: Path, model: str, categories: str | None, bfcl_out: Path | None) -> None:
     from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
@@ -147,7 +174,32 @@ def import_bfcl_cmd(
     for line in done.skipped:
         console.print(line, soft_wrap=True, highlight=False, markup=False)
     errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""
-    console.print(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
+    if bfcl_out is None:
+        console.print(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
+        return
+    console.print(f"{out}: {done.records} records imported{errors}", soft_wrap=True, highlight=False)
+    _score_to_bfcl(out, bfcl_out, done.written)
+
+
+def _score_to_bfcl(run_dir: Path, bfcl_out: Path, records: Sequence[PredictionRecord]) -> None:
+    """Score the just-imported records and export BFCL's score folder without reading them back."""
+    from robustcall.cli._errors import CommandError
+    from robustcall.core import SCORES, SUMMARY
+    from robustcall.interop import BfclFileError, export_bfcl_scores
+    from robustcall.score import GoldenModeError, score_run
+
+    try:
+        verdicts, _ = score_run(run_dir, resamples=0, records=records)
+    except GoldenModeError as exc:  # as `score` says it: a record this scorer cannot judge, no traceback
+        raise CommandError(str(exc)) from None
+    console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
+    try:
+        counts = export_bfcl_scores(run_dir, bfcl_out, records=records, verdicts=verdicts)
+    except BfclFileError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for category, (correct, total) in counts.items():
+        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
+    console.print(f"{bfcl_out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

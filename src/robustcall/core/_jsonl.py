@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from robustcall.core._errors import InputError
@@ -49,6 +50,16 @@ def iter_json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
             if not raw.strip():
                 continue
             yield lineno, json_line(path, lineno, raw)
+
+
+def json_value(text: str | bytes) -> Any:
+    """``json.loads(text)``, by ``orjson`` (several times faster) where it reads the text; what it
+    refuses (``NaN``, integers beyond 64 bits, invalid JSON) goes to ``json.loads``, whose value or
+    ``JSONDecodeError`` is the answer."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def json_line(path: Path | str, lineno: int, raw: bytes) -> Any:
@@ -127,7 +138,17 @@ def iter_checkpoint(path: Path | str, model: type[M]) -> Iterator[M]:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
-            yield validate_line(p, lineno, json_line(p, lineno, raw), model)
+            yield _parse_line(p, lineno, raw, model)
+
+
+def _parse_line(path: Path, lineno: int, raw: bytes, model: type[M]) -> M:
+    """One line as ``model``: pydantic's own JSON parser first (one pass, no Python dicts built:
+    most of the time of reading a large run); a line it refuses goes through ``json_line`` and
+    ``validate_line`` so that the error names the file, line and field as they do."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError:
+        return validate_line(path, lineno, json_line(path, lineno, raw), model)
 
 
 def _cut_torn_tail(p: Path, block: int = 1 << 16) -> None:

@@ -23,7 +23,10 @@ import inspect
 import operator
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from robustcall.envs._bfcl_dispatch import result_text
 from robustcall.envs._bfcl_wheel import STATELESS, api_class
@@ -69,13 +72,12 @@ class BfclInstances:
         for cls in classes:
             inst = api_class(cls)()
             if cls not in STATELESS:
-                inst._load_scenario(copy.deepcopy(initial_config.get(cls, {})), long_context=long_context)
+                inst._load_scenario(_fresh_copy(initial_config.get(cls, {})), long_context=long_context)
             self.instances[cls] = inst
             var = _PREFIX + cls
             self._names[var] = inst
-            for name, _ in inspect.getmembers(inst, predicate=inspect.ismethod):
-                if not name.startswith("_"):
-                    self._methods[name] = var
+            for name in _public_methods(type(inst), inst):
+                self._methods[name] = var
 
     def execute(self, calls: list[str]) -> list[str]:
         """Each call string's result text, as BFCL's executor writes it."""
@@ -90,8 +92,7 @@ class BfclInstances:
                 head = head.split(".")[1]
             if head in DENIED:
                 raise PermissionError(f"Function call {head} is not allowed.")
-            tree = ast.parse(processed, filename="<string>", mode="eval")
-            value = self._eval(tree.body)
+            value = self._eval(_parsed(processed))
         except Exception as exc:  # BFCL records any failure of the call as its result
             return f"Error during execution: {exc}"
         return result_text(value)
@@ -132,6 +133,35 @@ class BfclInstances:
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             return _binary(node.op, self._eval(node.left), self._eval(node.right))
         raise UnsupportedExpression(f"unsupported expression {type(node).__name__}")
+
+
+@lru_cache(maxsize=65536)
+def _parsed(processed: str) -> ast.expr:
+    """The parsed call (the model's and the ground truth's calls repeat: parsed once). Trees are
+    only read by ``_eval``, never changed, so sharing them is safe; a syntax error is raised anew."""
+    return ast.parse(processed, filename="<string>", mode="eval").body
+
+
+def _fresh_copy(config: Any) -> Any:
+    """A deep copy of a scenario (JSON data read from the wheel): an ``orjson`` round trip, several
+    times faster than ``copy.deepcopy``; anything that is not JSON data is deep-copied."""
+    try:
+        return orjson.loads(orjson.dumps(config))
+    except TypeError:
+        return copy.deepcopy(config)
+
+
+_METHODS: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _public_methods(cls: type[Any], inst: Any) -> tuple[str, ...]:
+    """The public method names of ``cls`` (``inspect.getmembers``' order), read once per class:
+    BFCL's API classes define their methods on the class, never per instance."""
+    names = _METHODS.get(cls)
+    if names is None:
+        members = inspect.getmembers(inst, predicate=inspect.ismethod)
+        names = _METHODS[cls] = tuple(name for name, _ in members if not name.startswith("_"))
+    return names
 
 
 def _is_api_method(func: Any) -> bool:

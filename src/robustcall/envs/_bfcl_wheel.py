@@ -10,7 +10,6 @@ eight API modules are imported; they need nothing beyond the standard library ex
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 import zipfile
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import ToolSpec, jsonl_lines
+from robustcall.core import ToolSpec, json_value, jsonl_lines
 from robustcall.sources import fetch_bfcl
 
 _BACKEND = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
@@ -70,13 +69,14 @@ class MultiTurnTask:
         return "long_context" in self.category or "composite" in self.category
 
 
-def _wheel() -> Path:
+@cache
+def _wheel() -> Path:  # once per process: every task loads its API instances through it
     return fetch_bfcl(quiet=True)
 
 
 def _jsonl(zf: zipfile.ZipFile, member: str) -> list[dict[str, Any]]:
     text = zf.read(member).decode("utf-8")
-    return [json.loads(line) for line in jsonl_lines(text) if line.strip()]
+    return [json_value(line) for line in jsonl_lines(text) if line.strip()]
 
 
 MULTI_TURN_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
@@ -125,6 +125,7 @@ def function_docs() -> dict[str, list[ToolSpec]]:
         }
 
 
+@cache
 def api_class(name: str) -> type[Any]:
     """BFCL's API class ``name``, imported from the wheel (not from any installed ``bfcl_eval``)."""
     if name not in API_CLASSES:

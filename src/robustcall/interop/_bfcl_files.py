@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -308,6 +308,8 @@ class BfclImport:
     """One line per result file left out, saying why."""
     version: str = "v4"
     """The ``bfcl generate`` version whose files were read (``v3`` ids are mapped to today's)."""
+    written: tuple[PredictionRecord, ...] = field(default=(), repr=False)
+    """The records written, in the file's order: scored in the same process without reading them back."""
 
 
 def _files_of_one_version(folder: Path) -> tuple[str, list[Path]]:
@@ -396,7 +398,7 @@ def import_bfcl_results(
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
             underscored = flag if flag is not None else isinstance(entry["result"], list)
             prediction = _prediction(sample, entry["result"], where, underscored, handler_fc is True)
-            rec = PredictionRecord(**dict(sample), prediction=prediction, model=model)
+            rec = _record(sample, prediction, model)
             if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
                 fc = True
             _add(records, rec, where, entry["id"])
@@ -415,15 +417,16 @@ def import_bfcl_results(
             if sample is None:
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} {category} entry")
             raw = json.dumps(entry["result"], ensure_ascii=False)
-            rec = PredictionRecord(**dict(sample), prediction=Prediction(raw_output=raw), model=model)
+            rec = _record(sample, Prediction(raw_output=raw), model)
             _add(records, rec, where, entry["id"])
-    write_jsonl(out / PREDICTIONS, [records[k] for k in sorted(records)])
+    written = tuple(records[k] for k in sorted(records))
+    write_jsonl(out / PREDICTIONS, written)
     # the handler's mode as its results show it: a prompting handler writes text only
     meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
                    imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
     meta.write(out)
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
-    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version)
+    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version, written=written)
 
 
 def _add_format_entry(
@@ -462,7 +465,15 @@ def _add_format_entry(
             prediction = Prediction(raw_output=result, tool_calls=calls)
     else:
         prediction = _prediction(sample, result, where, isinstance(result, list), fc_handler)
-    _add(records, PredictionRecord(**dict(sample), prediction=prediction, model=model), where, entry["id"])
+    _add(records, _record(sample, prediction, model), where, entry["id"])
+
+
+def _record(sample: Sample, prediction: Prediction, model: str) -> PredictionRecord:
+    """``PredictionRecord(**sample, prediction=..., model=...)`` without validating the sample's
+    fields again (they were, when the sample was built): most of an import's time otherwise."""
+    if type(sample) is not Sample:  # a subclass carries fields of its own: take the slow, sure path
+        return PredictionRecord(**dict(sample), prediction=prediction, model=model)
+    return PredictionRecord.model_construct(**dict(sample), prediction=prediction, model=model)
 
 
 def _add(records: dict[tuple[str, str], PredictionRecord], rec: PredictionRecord, where: str, bfcl_id: Any) -> None:

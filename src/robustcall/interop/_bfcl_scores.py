@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -76,19 +77,29 @@ def _entry_count(category: str) -> int:
     return sum(1 for line in text.splitlines() if line.strip())
 
 
-def export_bfcl_scores(run_dir: Path, out: Path, *, model_dir: str | None = None) -> dict[str, tuple[int, int]]:
+def export_bfcl_scores(
+    run_dir: Path,
+    out: Path,
+    *,
+    model_dir: str | None = None,
+    records: Iterable[PredictionRecord] | None = None,
+    verdicts: Iterable[Verdict] | None = None,
+) -> dict[str, tuple[int, int]]:
     """Write BFCL's score files and CSVs for the scored run ``run_dir`` under ``out``; return
-    ``(correct, total)`` per category."""
+    ``(correct, total)`` per category. ``records`` and ``verdicts``: the run's predictions and
+    scores as the caller just wrote them (``import bfcl --bfcl-out``), not read back."""
     if not (run_dir / PREDICTIONS).is_file():
         raise BfclFileError(f"{run_dir / PREDICTIONS} not found: is {run_dir} a run directory?")
     if not (run_dir / SCORES).is_file():
         raise BfclFileError(f"{run_dir / SCORES} not found: run `robustcall score {run_dir}` first")
     model = bfcl_model_dir(run_dir, model_dir)
-    records = {r.id: r for r in read_checkpoint(run_dir / PREDICTIONS, PredictionRecord)}
-    latest = {record_key(r): r for r in records.values()}
+    by_id = {
+        r.id: r for r in (read_checkpoint(run_dir / PREDICTIONS, PredictionRecord) if records is None else records)
+    }
+    latest = {record_key(r): r for r in by_id.values()}
     by_category: dict[str, list[tuple[PredictionRecord, Verdict]]] = {}
-    for verdict in read_checkpoint(run_dir / SCORES, Verdict):
-        rec = records.get(verdict.id)
+    for verdict in read_checkpoint(run_dir / SCORES, Verdict) if verdicts is None else verdicts:
+        rec = by_id.get(verdict.id)
         if rec is None or rec.benchmark != BFCL_BENCHMARK or rec.perturbation.type != "clean":
             continue
         if latest.get(record_key(rec)) is not rec:

@@ -4,7 +4,7 @@ sorted) and ``summary.json`` (the numbers) out."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -114,9 +114,11 @@ def score_run(
     resamples: int | None = None,
     seed: int = 0,
     resampling: Resampling = "per-sample",
+    records: Iterable[PredictionRecord] | None = None,
 ) -> tuple[list[Verdict], Summary]:
     """Score every record of a run, write ``scores.jsonl`` and ``summary.json``, return both.
-    ``resamples``: bootstrap B (``None``: ``metrics.DEFAULT_RESAMPLES``).
+    ``resamples``: bootstrap B (``None``: ``metrics.DEFAULT_RESAMPLES``). ``records``: the run's
+    predictions as just written by the caller (``import bfcl --bfcl-out``), not read back.
 
     A run whose ``run.json`` is of a newer format than this robustcall reads is refused
     (``NewerFormatError``)."""
@@ -131,10 +133,10 @@ def score_run(
     keys: list[tuple[str, str, int]] = []
     trials: list[int | None] = []
     ghost_rows: list[tuple[str, frozenset[str], list[str]]] = []
-    records: Iterator[PredictionRecord] = iter_checkpoint(path, PredictionRecord)
+    stream: Iterator[PredictionRecord] = iter_checkpoint(path, PredictionRecord) if records is None else iter(records)
     if reparse_text:
         mode = None if meta is None else meta.mode
-        records = (reparse(r, mode) for r in records)
+        stream = (reparse(r, mode) for r in stream)
 
     def noted(recs: Iterator[PredictionRecord]) -> Iterator[PredictionRecord]:
         for r in recs:
@@ -143,7 +145,7 @@ def score_run(
             ghost_rows.append(ghost_row(r))
             yield r
 
-    verdicts = score_records(noted(records))
+    verdicts = score_records(noted(stream))
     refuse_duplicates(path, keys)
     for v, trial in zip(verdicts, trials, strict=True):
         if trial is not None:

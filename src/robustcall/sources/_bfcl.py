@@ -47,6 +47,7 @@ from robustcall.core import (
     ToolSpec,
     cache_dir,
     file_sha256,
+    json_value,
     jsonl_lines,
 )
 from robustcall.sources._common import Skips
@@ -217,7 +218,7 @@ def _read_member(zf: zipfile.ZipFile, wheel: Path, member: str) -> tuple[list[tu
         if not line.strip():
             continue
         try:
-            out.append((lineno, json.loads(line)))
+            out.append((lineno, json_value(line)))
         except json.JSONDecodeError as exc:
             raise SourceFormatError(f"{wheel}!{member}:{lineno}: invalid JSON ({exc.msg})") from None
     return out, hashlib.sha256(raw).hexdigest()
