@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from robustcall.card import read_card
 from robustcall.cli.main import app
+from robustcall.metrics import RunTokens, TokenRow
 from robustcall.report._card_verdict import card_verdict
 
 
@@ -32,6 +33,11 @@ def test_the_card_opens_with_its_verdict_and_its_last_line_rounds_like_its_table
     assert f"weakest type {worst_type.display} (drop {worst_type.drop.value:.3f})" in verdict
     assert f"retention {rb.retention.value:.3f}" in verdict
     assert "PIPE Δ " in verdict and f"faults at δ = {card.fault_delta:g}: lowest RASR" in verdict
+    # scripted answers carry no server counts: no tokens claimed; a card whose server counted them says so
+    assert "tokens" not in verdict
+    total = TokenRow(records=4, with_usage=3, requests=3, prompt_tokens=1200, completion_tokens=34, cost_usd=0.5)
+    counted = card.model_copy(update={"tokens": RunTokens(by_type={}, by_component={}, total=total, token_overhead={})})
+    assert card_verdict(counted).endswith("; RobustBench-TC used 1,234 tokens over 3 records, $0.50.")
     # legacy calls per episode: a whole count as an integer, never "15.000"
     legacy = [e.levels[lv].legacy_calls for e in card.pipe.values() for lv in ("synonym", "symbol")]
     pipe_table = page[page.index("PIPE: score per level") :]

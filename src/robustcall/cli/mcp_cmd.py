@@ -14,7 +14,7 @@ from rich.console import Console
 
 from robustcall.cli._errors import CommandError
 from robustcall.cli._options import (
-    ConcOpt,
+    CONCURRENCY_HELP,
     FormatOpt,
     MaxStepsOpt,
     ModeOpt,
@@ -68,7 +68,14 @@ def run(
     max_steps: MaxStepsOpt = 10,
     fmt: FormatOpt = "tool_call",
     mode: ModeOpt = None,
-    concurrency: ConcOpt = 1,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help=CONCURRENCY_HELP + " Here by default 1: episodes drive their MCP servers one call at a time.",
+        ),
+    ] = None,
     resume: ResumeOpt = False,
     settings: SettingsOpt = None,
     rewriter: RewriterOpt = "offline",
@@ -96,7 +103,7 @@ def run(
     conditions = parse_conditions(perturb, rename or [], profile or [], delta, rewriter=chosen)
     runs = asyncio.run(
         run_mcp(suite, path, model, out, conditions, limit=limit, only=task, seed=seed, max_steps=max_steps,
-                fmt=chosen_fmt, mode=mode, concurrency=concurrency, resume=resume, record=record, replay=replay,
+                fmt=chosen_fmt, mode=mode, concurrency=concurrency or 1, resume=resume, record=record, replay=replay,
                 settings=settings)
     )  # fmt: skip
     rows = condition_rows(runs, seed=seed)

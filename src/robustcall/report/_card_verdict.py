@@ -10,7 +10,8 @@ def _n(x: float | None) -> str:
 
 
 def card_verdict(card: Card) -> str:
-    """One line: weakest component and type, retention, rank range, the PIPE and fault headlines."""
+    """One line: weakest component and type, retention, rank range, the PIPE and fault headlines, and the
+    RobustBench-TC run's tokens (and cost, with prices) where its server counted them."""
     rb = card.robustbench
     parts: list[str] = []
     deltas = [(c, e.value) for c, e in rb.component_delta.items() if e.value is not None]
@@ -33,4 +34,8 @@ def card_verdict(card: Card) -> str:
         name, s = min(measured, key=lambda ns: ns[1])
         ufr = max((u for _, _, u in rates if u is not None), default=None)
         line.append(f"faults at δ = {card.fault_delta:g}: lowest RASR {_n(s)} ({name}), UFR up to {_n(ufr)}")
+    tokens = card.tokens.total if card.tokens is not None else None
+    if tokens is not None and tokens.with_usage:
+        cost = f", ${tokens.cost_usd:.2f}" if tokens.cost_usd is not None else ""
+        line.append(f"RobustBench-TC used {tokens.total_tokens:,} tokens over {tokens.with_usage} records{cost}")
     return "Verdict: " + "; ".join(line) + "."
