@@ -82,3 +82,15 @@ def check_format(fmt: str) -> OutputFormat:
         if fmt == known:
             return known
     raise typer.BadParameter(f"--format must be one of {', '.join(OUTPUT_FORMATS)}")
+
+
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        exists=True,
+        dir_okay=False,
+        help="YAML: model -> {input, output[, cached_input]} in USD per million tokens (docs/report.md); adds "
+        "cost to the token figures.",
+    ),
+]

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from robustcall.cli._errors import CommandError, describe
 from robustcall.cli._infra import StopAfterOpt
-from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, BaseUrlOpt, SettingsOpt
+from robustcall.cli._options import CONCURRENCY_HELP, DEFAULT_CONCURRENCY, BaseUrlOpt, PricesOpt, SettingsOpt
 
 if TYPE_CHECKING:
     from robustcall.report import Card
@@ -123,16 +123,7 @@ def register(app: typer.Typer) -> None:
                 "docs/sources.md) instead of our own build; only then is the card like for like with the paper.",
             ),
         ] = None,
-        prices: Annotated[
-            Path | None,
-            typer.Option(
-                "--prices",
-                exists=True,
-                dir_okay=False,
-                help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
-                "card's tokens.",
-            ),
-        ] = None,
+        prices: PricesOpt = None,
         mcp_run: Annotated[
             Path | None,
             typer.Option("--mcp-run", help="An `mcp run` folder to show on the card beside the protocol's systems."),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from robustcall.cli._errors import EXIT_REGRESSION
-from robustcall.cli._options import DEFAULT_RESAMPLES, BootstrapOpt, SeedOpt
+from robustcall.cli._options import DEFAULT_RESAMPLES, BootstrapOpt, PricesOpt, SeedOpt
 
 if TYPE_CHECKING:
     from robustcall.metrics import Prices
@@ -69,16 +69,7 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option("--target", help="With --plan: overall (Pert. Acc.), a component, or a type (CD, Typo, ...)."),
         ] = "overall",
-        prices: Annotated[
-            Path | None,
-            typer.Option(
-                "--prices",
-                exists=True,
-                dir_okay=False,
-                help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
-                "tokens section.",
-            ),
-        ] = None,
+        prices: PricesOpt = None,
     ) -> None:
         """Paired comparison of two runs of the same work: Δ with 95% intervals, exact tests, Holm.
 

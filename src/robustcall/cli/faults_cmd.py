@@ -32,6 +32,7 @@ from robustcall.cli._options import (
     LimitTasksOpt,
     MaxStepsOpt,
     ModeOpt,
+    PricesOpt,
     check_format,
     check_mode,
 )
@@ -501,16 +502,7 @@ def report(
             "+ CoT Prompting for a --prompt cot run, else the agent's name).",
         ),
     ] = None,
-    prices: Annotated[
-        Path | None,
-        typer.Option(
-            "--prices",
-            exists=True,
-            dir_okay=False,
-            help="YAML: model -> {input, output[, cached_input]} in USD per million tokens; adds cost to the "
-            "tokens table.",
-        ),
-    ] = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Tables 1-6 (TSR, RASR, RR, UFR, EIA, recovery by class, δ sweep, Baseline / CoT / fine-tuned
     side by side, steps, failure modes) over one or more runs; with --out also report.md, report.json
