@@ -67,7 +67,7 @@ def test_three_replicas_one_dies_mid_run_no_record_lost_or_duplicated(tiny_bench
     assert killed.is_set()
     records = _records(tmp_path / "multi")
     planned = {it.key for it in plan_work(tiny_bench, parse_types("static"))}
-    keys = [(r["id"], r["perturbation"]["type"]) for r in records]
+    keys = [(r["id"], r["perturbation"]["type"], r.get("trial", 0)) for r in records]  # K = 1: no trial field
     assert len(keys) == len(set(keys)) == len(planned) and set(keys) == planned  # none lost, none twice
     assert [r for r in records if r["prediction"].get("error_kind") == "infra"] == []
     meta = json.loads((tmp_path / "multi" / "run.json").read_text())

@@ -67,11 +67,16 @@ def test_export_inspect_log_reads_back(tiny_bench: Path, tmp_path: Path) -> None
     for code, cell in summary["by_type"].items():  # named as score, report and the card name them
         metric = metrics[type_info(code).display]
         assert metric.value == pytest.approx(cell["accuracy"]) and metric.metadata == {"type": code}
-    # each sample's time is its record's latency (inspect view's DURATION); no tokens recorded, none shown
+    # each sample's time is its record's latency (inspect view's DURATION), its tokens the server's counts
     latency = {r["id"]: r["prediction"].get("latency_s") or 0.0 for r in records}
     assert {s.id: s.total_time for s in log.samples} == latency == {s.id: s.working_time for s in log.samples}
     assert any(t > 0 for t in latency.values())
-    assert all(s.model_usage == {} for s in log.samples) and log.stats.model_usage == {}
+    usage = {r["id"]: r["prediction"].get("usage") for r in records}
+    assert any(u is not None for u in usage.values())
+    for s in log.samples:
+        u = usage[s.id]
+        counted = [(m.input_tokens, m.output_tokens) for m in s.model_usage.values()]
+        assert counted == ([] if u is None else [(u["prompt_tokens"], u["completion_tokens"])]), s.id
     assert {s.id: s.scores["robustcall"].value for s in log.samples} == {
         v["id"]: 1 if v["correct"] else 0 for v in verdicts
     }

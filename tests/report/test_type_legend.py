@@ -67,7 +67,7 @@ def test_html_legend_links_the_issues() -> None:
 
 
 def test_report_page_carries_the_legend() -> None:
-    page = _page([], [], {}, [])
+    page = _page([], [], {}, [], {})
     assert "<h2>Perturbation types</h2>" in page
     assert page.index("<h2>Figures</h2>") < page.index("<h2>Perturbation types</h2>")
     assert "openai-agents-python/issues/1167" in page

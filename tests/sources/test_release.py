@@ -219,6 +219,8 @@ def test_a_card_of_the_release_places_the_model_like_for_like(tmp_path: Path) ->
     assert section.records == 104 and section.reference.comparable
     assert "so like for like with the paper's rows" in section.reference.note
     quick = runner.invoke(
-        app, ["card", "--release", str(release), "--out", str(tmp_path / "q"), "--model", "scripted:oracle"]
-    )
+        app,
+        ["card", "--release", str(release), "--out", str(tmp_path / "q"), "--model", "scripted:oracle",
+         "--env-model", "scripted:expert"],
+    )  # fmt: skip
     assert quick.exit_code == 1 and "use it with --budget paper" in quick.output

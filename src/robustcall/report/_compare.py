@@ -404,7 +404,9 @@ def compare_paths(
     unknown = sorted(allowed - set(ALLOW_DIFFERENT))
     if unknown:
         raise InputError(f"--allow-different {unknown[0]}: give {' or '.join(ALLOW_DIFFERENT)}")
-    if baseline.resolve() == candidate.resolve():
+    same = baseline.resolve() == candidate.resolve()
+    if same and (run_kind(baseline) is not None or (baseline.is_dir() and bool(_runs_under(baseline)))):
+        # (a path that is no run at all is refused below as such, exit 1, not as a self-comparison)
         raise NothingToJudgeError(
             f"nothing to judge: baseline and candidate are the same {'file' if baseline.is_file() else 'folder'} "
             f"({baseline}); a run compared with itself can show no regression"
