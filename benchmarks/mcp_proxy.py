@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
-
 from robustcall.core import ToolCall, ToolSpec
 from robustcall.faults import FaultSession, load_profile
 
