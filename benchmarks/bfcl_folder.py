@@ -32,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bfcl_agentic_oracle
 import bfcl_mt_corpus
 
+from robustcall.interop._bfcl_scores import FORMAT_CONFIGS
+
 MODEL = "gpt-4o-2024-11-20-FC"
 PROMPT_MODEL = "gpt-4o-2024-11-20"
 """The prompting model whose folder holds the format_sensitivity answers (text in each configuration's format)."""
@@ -102,15 +104,7 @@ def _gold_calls(n: int, gold: list[dict[str, Any]]) -> list[tuple[str, dict[str,
     return calls
 
 
-CONFIGS = [
-    f"ret_fmt={r}&tool_call_tag={t}&func_doc_fmt={d}&prompt_fmt=plaintext&style=classic"
-    for r in ("python", "json", "verbose_xml", "concise_xml")
-    for t in ("True", "False")
-    for d in ("python", "xml", "json")
-] + [
-    "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=markdown&style=classic",
-    "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=experimental",
-]  # fmt: skip
+CONFIGS = FORMAT_CONFIGS  # BFCL's 26 format-sensitivity configurations, in its order
 
 
 def _xml_type(v: Any) -> str:
