@@ -117,7 +117,14 @@ def import_bfcl_cmd(
         Path,
         typer.Argument(help="A `bfcl generate` result folder (searched for BFCL_v4_*_result.json, or v3's)."),
     ],
-    out: Annotated[Path, typer.Option("--out", help="The run directory to write; then `robustcall score OUT`.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="The run directory to write; then `robustcall score OUT`. Without it, --bfcl-out only: "
+            "scored as `bfcl evaluate` scores, no run written.",
+        ),
+    ] = None,
     model: Annotated[str, typer.Option("--model", help="Model name recorded in the run.")] = "bfcl-results",
     categories: Annotated[
         str | None,
@@ -155,10 +162,12 @@ def import_bfcl_cmd(
             gc.enable()
 
 
-def _import_bfcl(results: Path, out: Path, model: str, categories: str | None, bfcl_out: Path | None) -> None:
-    from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
+def _import_bfcl(results: Path, out: Path | None, model: str, categories: str | None, bfcl_out: Path | None) -> None:
+    from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results, read_bfcl_results
     from robustcall.sources import SourceError
 
+    if out is None and bfcl_out is None:
+        raise typer.BadParameter("give --out (a run to write), --bfcl-out (BFCL's score folder) or both")
     chosen = None
     if categories is not None:
         try:
@@ -166,7 +175,10 @@ def _import_bfcl(results: Path, out: Path, model: str, categories: str | None, b
         except BfclFileError as exc:
             raise typer.BadParameter(str(exc), param_hint="--categories") from None
     try:
-        done = import_bfcl_results(results, out, model=model, categories=chosen)
+        if out is None:
+            done = read_bfcl_results(results, model=model, categories=chosen)
+        else:
+            done = import_bfcl_results(results, out, model=model, categories=chosen)
     except (BfclFileError, SourceError) as exc:
         raise typer.BadParameter(str(exc)) from None
     mapped = " (ids mapped to today's: simple_N as simple_python_N, ...)" if done.version == "v3" else ""
@@ -177,24 +189,30 @@ def _import_bfcl(results: Path, out: Path, model: str, categories: str | None, b
     if bfcl_out is None:
         console.print(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
         return
-    console.print(f"{out}: {done.records} records imported{errors}", soft_wrap=True, highlight=False)
-    _score_to_bfcl(out, bfcl_out, done.written)
+    said = f"{out}: {done.records} records imported" if out is not None else f"{done.records} records read"
+    console.print(f"{said}{errors}", soft_wrap=True, highlight=False)
+    _score_to_bfcl(out, bfcl_out, done.written, done.model_dir)
 
 
-def _score_to_bfcl(run_dir: Path, bfcl_out: Path, records: Sequence[PredictionRecord]) -> None:
-    """Score the just-imported records and export BFCL's score folder without reading them back."""
+def _score_to_bfcl(run_dir: Path | None, bfcl_out: Path, records: Sequence[PredictionRecord], model_dir: str) -> None:
+    """Score the just-read records (and write the run's scores when there is a run) and export BFCL's
+    score folder under the results' model name, without reading anything back."""
     from robustcall.cli._errors import CommandError
     from robustcall.core import SCORES, SUMMARY
-    from robustcall.interop import BfclFileError, export_bfcl_scores
-    from robustcall.score import GoldenModeError, score_run
+    from robustcall.interop import BfclFileError, write_bfcl_scores
+    from robustcall.score import GoldenModeError, score_records, score_run
 
     try:
-        verdicts, _ = score_run(run_dir, resamples=0, records=records)
+        if run_dir is None:
+            verdicts = score_records(iter(records))
+        else:
+            verdicts, _ = score_run(run_dir, resamples=0, records=records)
     except GoldenModeError as exc:  # as `score` says it: a record this scorer cannot judge, no traceback
         raise CommandError(str(exc)) from None
-    console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
+    if run_dir is not None:
+        console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
     try:
-        counts = export_bfcl_scores(run_dir, bfcl_out, records=records, verdicts=verdicts)
+        counts = write_bfcl_scores(bfcl_out, model_dir, records, verdicts)
     except BfclFileError as exc:
         raise typer.BadParameter(str(exc)) from None
     for category, (correct, total) in counts.items():

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
         choose_bfcl_categories,
         export_bfcl_results,
         import_bfcl_results,
+        read_bfcl_results,
     )
-    from robustcall.interop._bfcl_scores import export_bfcl_scores
+    from robustcall.interop._bfcl_scores import export_bfcl_scores, write_bfcl_scores
     from robustcall.interop._hf import export_hf, sample_from_row, sample_row
     from robustcall.interop._inspect_log import chat_messages, export_inspect
     from robustcall.interop._inspect_task import robustbench_task
@@ -32,7 +33,9 @@ _LAZY: dict[str, str] = {
     "choose_bfcl_categories": "_bfcl_files",
     "export_bfcl_results": "_bfcl_files",
     "import_bfcl_results": "_bfcl_files",
+    "read_bfcl_results": "_bfcl_files",
     "export_bfcl_scores": "_bfcl_scores",
+    "write_bfcl_scores": "_bfcl_scores",
     "export_hf": "_hf",
     "sample_from_row": "_hf",
     "sample_row": "_hf",
@@ -61,7 +64,9 @@ __all__ = [
     "export_hf",
     "export_inspect",
     "import_bfcl_results",
+    "read_bfcl_results",
     "robustbench_task",
     "sample_from_row",
     "sample_row",
+    "write_bfcl_scores",
 ]

@@ -5,7 +5,7 @@
 (prompting handlers) or a list of ``{function name: arguments}`` (function-calling handlers; the
 arguments a JSON string or an object), and ``<group>`` is ``non_live`` or ``live``.
 
-- ``import_bfcl_results``: such a folder (any depth) -> a robustcall run directory, one clean
+- ``import_bfcl_results`` (``read_bfcl_results`` in memory): such a folder (any depth) -> a robustcall run directory, one clean
   BFCL record per line (text parsed with robustcall's BFCL parser, FC lists read as calls, an FC
   list BFCL cannot decode kept as a scored ``model_format`` error without calls), which
   ``robustcall score`` scores like any run. Files of categories robustcall does not score are skipped.
@@ -310,6 +310,10 @@ class BfclImport:
     """The ``bfcl generate`` version whose files were read (``v3`` ids are mapped to today's)."""
     written: tuple[PredictionRecord, ...] = field(default=(), repr=False)
     """The records written, in the file's order: scored in the same process without reading them back."""
+    mode: str = "fc"
+    """The handler's mode as its results show it (``prompt``: text only)."""
+    model_dir: str = ""
+    """The result folder's model name (``bfcl evaluate`` writes its score folder under it)."""
 
 
 def _files_of_one_version(folder: Path) -> tuple[str, list[Path]]:
@@ -351,6 +355,23 @@ def import_bfcl_results(
     one it scores) are left out, each with a line in ``skipped``."""
     if (out / PREDICTIONS).exists():
         raise BfclFileError(f"{out} already holds predictions: import into a new directory")
+    done = read_bfcl_results(folder, model=model, categories=categories, wheel=wheel)
+    write_jsonl(out / PREDICTIONS, done.written)
+    meta = RunMeta(bench=None, model=model, model_name=done.model_dir, mode=done.mode, types="clean", limit=None,
+                   imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
+    meta.write(out)
+    return done
+
+
+def read_bfcl_results(
+    folder: Path,
+    *,
+    model: str = "bfcl-results",
+    categories: frozenset[str] | None = None,
+    wheel: Path | None = None,
+) -> BfclImport:
+    """The records ``import_bfcl_results`` writes, in memory (``import bfcl --bfcl-out`` without
+    ``--out`` scores them as ``bfcl evaluate`` does, writing no run)."""
     version, files = _files_of_one_version(folder)
     wanted = categories if categories is not None else frozenset(SCORED_CATEGORIES)
     skipped, chosen = [], []
@@ -420,13 +441,10 @@ def import_bfcl_results(
             rec = _record(sample, Prediction(raw_output=raw), model)
             _add(records, rec, where, entry["id"])
     written = tuple(records[k] for k in sorted(records))
-    write_jsonl(out / PREDICTIONS, written)
-    # the handler's mode as its results show it: a prompting handler writes text only
-    meta = RunMeta(bench=None, model=model, mode="fc" if fc else "prompt", types="clean", limit=None,
-                   imported_from=str(folder.resolve()), format="bfcl-results")  # fmt: skip
-    meta.write(out)
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
-    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version, written=written)
+    # the handler's mode as its results show it: a prompting handler writes text only
+    return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version, written=written,
+                      mode="fc" if fc else "prompt", model_dir=models[0])  # fmt: skip
 
 
 def _add_format_entry(
@@ -498,10 +516,14 @@ def _fc_run(run_dir: Path) -> bool:
 
 
 def bfcl_model_dir(run_dir: Path, model_dir: str | None = None) -> str:
-    """``model_dir``, or the default entry of BFCL's model list for the run's mode."""
+    """``model_dir``; else, for a run imported from BFCL result files, their model folder's name;
+    else the default entry of BFCL's model list for the run's mode."""
     if model_dir is not None:
         return model_dir
-    return DEFAULT_MODEL_DIRS["fc" if _fc_run(run_dir) else "prompt"]
+    meta = read_run_meta(run_dir) if (run_dir / RUN_META).is_file() else None
+    if meta is not None and meta.format == "bfcl-results" and meta.model_name:
+        return meta.model_name
+    return DEFAULT_MODEL_DIRS["fc" if meta is not None and meta.mode == "fc" else "prompt"]
 
 
 def export_bfcl_results(

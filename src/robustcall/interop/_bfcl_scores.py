@@ -93,12 +93,25 @@ def export_bfcl_scores(
     if not (run_dir / SCORES).is_file():
         raise BfclFileError(f"{run_dir / SCORES} not found: run `robustcall score {run_dir}` first")
     model = bfcl_model_dir(run_dir, model_dir)
-    by_id = {
-        r.id: r for r in (read_checkpoint(run_dir / PREDICTIONS, PredictionRecord) if records is None else records)
-    }
+    if records is None:
+        records = read_checkpoint(run_dir / PREDICTIONS, PredictionRecord)
+    if verdicts is None:
+        verdicts = read_checkpoint(run_dir / SCORES, Verdict)
+    try:
+        return write_bfcl_scores(out, model, records, verdicts)
+    except BfclFileError:
+        raise BfclFileError(f"{run_dir} holds no scored clean BFCL record") from None
+
+
+def write_bfcl_scores(
+    out: Path, model: str, records: Iterable[PredictionRecord], verdicts: Iterable[Verdict]
+) -> dict[str, tuple[int, int]]:
+    """BFCL's score folder under ``out/<model>/`` and its CSVs from records and their verdicts;
+    ``(correct, total)`` per category. Only clean BFCL records count (the last of a key)."""
+    by_id = {r.id: r for r in records}
     latest = {record_key(r): r for r in by_id.values()}
     by_category: dict[str, list[tuple[PredictionRecord, Verdict]]] = {}
-    for verdict in read_checkpoint(run_dir / SCORES, Verdict) if verdicts is None else verdicts:
+    for verdict in verdicts:
         rec = by_id.get(verdict.id)
         if rec is None or rec.benchmark != BFCL_BENCHMARK or rec.perturbation.type != "clean":
             continue
@@ -107,7 +120,7 @@ def export_bfcl_scores(
         category = BFCL_CATEGORIES.get(rec.category, rec.category)
         by_category.setdefault(category, []).append((rec, verdict))
     if not by_category:
-        raise BfclFileError(f"{run_dir} holds no scored clean BFCL record")
+        raise BfclFileError("no scored clean BFCL record")
     counts: dict[str, tuple[int, int]] = {}
     fs_header: dict[str, Any] = {}
     for category, pairs in sorted(by_category.items()):
