@@ -9,7 +9,6 @@ speed differs (docs/scoring.md, "Throughput").
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -84,7 +83,7 @@ def stale_extensions(package: Path = PACKAGE) -> list[str]:
     return [name for name in built if not isinstance(recorded, dict) or recorded.get(name) != now[name]]
 
 
-class _SourceFirst(importlib.abc.MetaPathFinder):
+class _SourceFirst:
     """Loads every compiled module from its ``.py`` file, past an extension beside it."""
 
     def find_spec(

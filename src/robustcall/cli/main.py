@@ -1,40 +1,47 @@
-"""The ``robustcall`` command: one small module per command group, registered here."""
+"""The ``robustcall`` command: one small module per command group, registered here.
+
+The console script (``main``) registers only the module of the command it was asked for: each
+module imports what its commands need, and a command should not pay for every other command's
+imports at start-up (all of them: half a second). ``app``, the whole command tree, is built on
+first use (``robustcall --help``, tests, an unknown command)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+import sys
+from collections.abc import Iterable
+from functools import cache
+from typing import Annotated, Any
 
 import typer
 
-from robustcall.cli import (
-    build_cmd,
-    card_cmd,
-    compare_cmd,
-    data_cmd,
-    envs_cmd,
-    eval_cmd,
-    export_cmd,
-    faults_cmd,
-    leaderboard_cmd,
-    mcp_cmd,
-    model_cmd,
-    pipe_cmd,
-    report_cmd,
-    rm_cmd,
-    train_cmd,
-    types_cmd,
-    validate_cmd,
-)
 from robustcall.cli._errors import RobustcallGroup
 
-app = typer.Typer(
-    name="robustcall",
-    help="Measure how tool-calling LLM agents hold up outside clean benchmarks.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    cls=RobustcallGroup,
-)
+COMMAND_MODULES: dict[str, str] = {
+    "data": "data_cmd",
+    "audit": "build_cmd",
+    "build": "build_cmd",
+    "model": "model_cmd",
+    "run": "eval_cmd",
+    "merge": "eval_cmd",
+    "score": "eval_cmd",
+    "bench": "eval_cmd",
+    "card": "card_cmd",
+    "envs": "envs_cmd",
+    "export": "export_cmd",
+    "import": "export_cmd",
+    "report": "report_cmd",
+    "compare": "compare_cmd",
+    "leaderboard": "leaderboard_cmd",
+    "faults": "faults_cmd",
+    "mcp": "mcp_cmd",
+    "pipe": "pipe_cmd",
+    "rm": "rm_cmd",
+    "train": "train_cmd",
+    "types": "types_cmd",
+    "validate": "validate_cmd",
+}
+"""Each top-level command -> the ``robustcall.cli`` module that registers it (in the help's order)."""
 
 
 def _version_line() -> str:
@@ -51,8 +58,7 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def main(
+def _root(
     ctx: typer.Context,
     version: Annotated[
         bool,
@@ -73,33 +79,53 @@ def main(
     ctx.with_resource(log_progress())  # progress lines in a log, when stdout is not a terminal
 
 
-@app.command()
 def version() -> None:
     """Print the robustcall version and whether the scoring path runs compiled (as --version)."""
     typer.echo(_version_line())
 
 
-commands = (
-    data_cmd,
-    build_cmd,
-    model_cmd,
-    eval_cmd,
-    card_cmd,
-    envs_cmd,
-    export_cmd,
-    report_cmd,
-    compare_cmd,
-    leaderboard_cmd,
-    faults_cmd,
-    mcp_cmd,
-    pipe_cmd,
-    rm_cmd,
-    train_cmd,
-    types_cmd,
-    validate_cmd,
-)
-for module in commands:
-    module.register(app)
+def make_app(modules: Iterable[str] | None = None) -> typer.Typer:
+    """The ``robustcall`` command with the commands of ``modules`` (default: all of them)."""
+    root = typer.Typer(
+        name="robustcall",
+        help="Measure how tool-calling LLM agents hold up outside clean benchmarks.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_show_locals=False,
+        cls=RobustcallGroup,
+    )
+    root.callback()(_root)
+    root.command()(version)
+    for name in dict.fromkeys(COMMAND_MODULES.values()) if modules is None else modules:
+        importlib.import_module(f"robustcall.cli.{name}").register(root)
+    return root
+
+
+@cache
+def _whole_app() -> typer.Typer:
+    return make_app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # `from robustcall.cli.main import app`: the whole command tree
+        return _whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """The console script: the asked command's module only (the first word that is no option;
+    the root takes flags only), the whole tree for help, a bare call or an unknown command."""
+    args = sys.argv[1:] if argv is None else argv
+    word = next((a for a in args if not a.startswith("-")), None)
+    module = COMMAND_MODULES.get(word or "")
+    if module is not None:
+        cli = make_app([module])
+    elif word == "version" or (word is None and "--version" in args and "--help" not in args):
+        cli = make_app([])
+    else:
+        cli = _whole_app()
+    return cli(args=args, prog_name="robustcall")
+
 
 if __name__ == "__main__":
-    app()
+    main()

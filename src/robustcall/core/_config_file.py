@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from robustcall.core._errors import InputError
 
 
@@ -22,6 +20,8 @@ def load_config_file(path: Path) -> Any:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    import yaml  # here, not at import: most commands read no YAML and should not load it
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

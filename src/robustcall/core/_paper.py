@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 
 PAPER_MODELS_FILE = Path(__file__).with_name("paper_models.yaml")
 TABLE2_STATS = ("clean", "pert_acc", "delta_obs", "delta_act", "delta_rew", "delta_trn")
@@ -149,6 +148,8 @@ def _model(raw: dict[str, Any], types: list[str], families: tuple[str, ...]) -> 
 @functools.cache
 def paper_reference() -> PaperReference:
     """The paper's 21 models (read once from the package's ``paper_models.yaml``)."""
+    import yaml  # here: a command that never reads the paper's models should not load a YAML parser
+
     raw = yaml.safe_load(PAPER_MODELS_FILE.read_text(encoding="utf-8"))
     types = list(raw["type_records"])
     families = tuple(raw["families"])

@@ -22,7 +22,6 @@ their input.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import pickle
@@ -73,6 +72,8 @@ def _pickled(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
 async def in_worker(fn: Callable[P, T], size: int, /, *args: P.args, **kwargs: P.kwargs) -> T:
     """``fn(*args, **kwargs)`` off the event loop; ``size``: the length of the text it reads (which
     lane, ``LONG_TEXT_CHARS``: a thread, or past it a worker process)."""
+    import asyncio  # here: only a running event loop calls this, and asyncio costs a command that has none 20 ms
+
     loop = asyncio.get_running_loop()
     if size > LONG_TEXT_CHARS:
         blob = _pickled(fn, args, kwargs)

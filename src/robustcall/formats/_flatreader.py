@@ -35,7 +35,7 @@ _FLAT_CALL = (
     _DOTTED_RE + r"\s*+\(\s*+"
     r"(?:" + _FLAT_ARG + r"(?:,\s*+" + _FLAT_ARG + r")*+,?+\s*+)?\)\s*+"
 )
-_FLAT = re.compile(r"\[\s*+" + _FLAT_CALL + r"(?:,\s*+" + _FLAT_CALL + r")*+,?+\s*+\]")
+_FLAT = r"\[\s*+" + _FLAT_CALL + r"(?:,\s*+" + _FLAT_CALL + r")*+,?+\s*+\]"
 """The whole text is a flat call list: ``[f(a='x', b=1), g.h(c=[True, 2])]`` (ASCII names)."""
 _FLAT_UNITS = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*+)\s*+\(|([A-Za-z_][A-Za-z0-9_]*+)\s*+=\s*+(" + _FLAT_VALUE + ")")
 # (a text _FLAT matched has no keyword as a name, so the units need not say so again)
@@ -55,11 +55,23 @@ _GROUP_CALL = (
     r"(" + _DOTTED_RE + r")\s*+\(\s*+"
     r"(?:" + _group_args(_GROUP_ARGS) + r",?+\s*+)?\)\s*+"
 )
-_FLAT_GROUPS = re.compile(r"\[\s*+" + _GROUP_CALL + r"(?:,\s*+" + _GROUP_CALL + r")?+,?+\s*+\]")
+_FLAT_GROUPS = r"\[\s*+" + _GROUP_CALL + r"(?:,\s*+" + _GROUP_CALL + r")?+,?+\s*+\]"
 """:data:`_FLAT` for one or two calls of at most :data:`_GROUP_ARGS` arguments each (most BFCL
 answers), with every name, key and value in its own group: one match reads the whole text. Groups:
 per call its name, then ``(key, value)`` pairs (``None`` past the last argument)."""
 _GROUP_SPAN = 1 + 2 * _GROUP_ARGS
+_compiled: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+
+
+def _whole_text_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """:data:`_FLAT_GROUPS` and :data:`_FLAT`, compiled on first use: they take 70 ms to compile,
+    every command that imports the parsers would pay it at start-up, and compiled code reads ASCII
+    text without them."""
+    global _compiled
+    if _compiled is None:
+        _compiled = (re.compile(_FLAT_GROUPS), re.compile(_FLAT))
+    return _compiled
+
 _SCAN = not __file__.endswith(".py")
 """Whether this module runs compiled by mypyc (an extension module), where :func:`read_flat` reads
 ASCII text with the hand scanner."""
@@ -83,13 +95,14 @@ def read_flat(text: str) -> list[tuple[str, dict[str, Any]]] | None:
 
 def read_flat_re(text: str) -> list[tuple[str, dict[str, Any]]] | None:
     """:func:`read_flat` by the regexes :data:`_FLAT_GROUPS`, :data:`_FLAT` and :data:`_FLAT_UNITS`."""
-    m = _FLAT_GROUPS.fullmatch(text)
+    groups, whole = _whole_text_patterns()
+    m = groups.fullmatch(text)
     if m is not None:
         g = m.groups()
         if g[_GROUP_SPAN] is None:
             return [(g[0], _group_args_of(g, 1))]
         return [(g[0], _group_args_of(g, 1)), (g[_GROUP_SPAN], _group_args_of(g, _GROUP_SPAN + 1))]
-    if _FLAT.fullmatch(text) is None:
+    if whole.fullmatch(text) is None:
         return None
     calls: list[tuple[str, dict[str, Any]]] = []
     args: dict[str, Any] = {}

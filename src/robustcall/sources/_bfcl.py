@@ -158,18 +158,54 @@ def load_bfcl_extra(wheel: Path | None = None) -> list[Sample]:
 
 
 def bfcl_module(name: str, wheel: Path | None = None) -> Any:
-    """A module of BFCL's own code (``bfcl_eval.eval_checker...``), imported from the pinned wheel
-    file (zip import; never from another installed ``bfcl_eval``). Only modules that need nothing
-    beyond the standard library (and what the caller says) are imported this way."""
+    """A module of BFCL's own code (``bfcl_eval.eval_checker...``), imported from the pinned wheel's
+    Python files (``bfcl_code_root``; never from another installed ``bfcl_eval``). Only modules that
+    need nothing beyond the standard library (and what the caller says) are imported this way."""
     import importlib
 
-    path = str(wheel if wheel is not None else fetch_bfcl(quiet=True))
+    path = str(bfcl_code_root(wheel))
     loaded = sys.modules.get("bfcl_eval")
     if loaded is not None and not str(getattr(loaded, "__file__", "") or "").startswith(path):
         raise SourceError(f"bfcl_eval is already imported from {loaded.__file__}, not from the pinned wheel {path}")
     if path not in sys.path:
         sys.path.insert(0, path)
     return importlib.import_module(name)
+
+
+_CODE_DONE = "UNPACKED"
+
+
+def bfcl_code_root(wheel: Path | None = None) -> Path:
+    """A folder holding the wheel's ``bfcl_eval`` Python files, unmodified, byte-compiled: what
+    ``bfcl_module`` imports from. Unpacked once per wheel into the cache (beside the wheel) because
+    Python's zip import compiles every module from source on every start (0.1 s of a whole-folder
+    ``import bfcl``) and never keeps its bytecode. Written to a temporary folder and renamed, so a
+    killed unpacking leaves nothing half-made; a folder that lost its marker is unpacked again."""
+    import compileall
+    import shutil
+    import tempfile
+
+    wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
+    root = wheel.with_name(wheel.name + ".code")
+    marker = root / _CODE_DONE
+    stamp = f"{wheel.name} {wheel.stat().st_size}"
+    if marker.is_file() and marker.read_text(encoding="utf-8") == stamp:
+        return root
+    tmp = Path(tempfile.mkdtemp(prefix=".code-", dir=wheel.parent))
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(tmp, [m for m in zf.namelist() if m.startswith("bfcl_eval/") and m.endswith(".py")])
+        compileall.compile_dir(tmp, quiet=2, workers=1)
+        (tmp / _CODE_DONE).write_text(stamp, encoding="utf-8")
+        shutil.rmtree(root, ignore_errors=True)
+        try:
+            tmp.rename(root)
+        except OSError:  # another process renamed its own first: use that one
+            if not (marker.is_file() and marker.read_text(encoding="utf-8") == stamp):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return root
 
 
 MODEL_CONFIG = "bfcl_eval/constants/model_config.py"
