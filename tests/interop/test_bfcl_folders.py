@@ -241,3 +241,52 @@ def test_import_with_bfcl_out_scores_in_one_process_as_the_three_commands_do(tmp
     assert len(written) == 5 + 6  # four multi-turn and one live score file, and the six data_*.csv
     for rel in written:
         assert (tmp_path / "s1" / rel).read_bytes() == (tmp_path / "s3" / rel).read_bytes(), rel
+
+
+def test_bfcl_out_without_a_run_scores_as_bfcl_evaluate_on_one_core_or_two(tmp_path: Path) -> None:
+    """`import bfcl RESULT --bfcl-out DIR` without `--out` (bfcl evaluate's job: no run written) writes
+    the score folder `--out RUN --bfcl-out DIR` writes, byte for byte, under the results' model name,
+    whether the turn-based part is scored in a forked child or here."""
+    from robustcall.interop import evaluate_bfcl_folder
+
+    rows = _corpus(2)
+    files: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["shape"] == "fc" and r["variant"] == "wrong_arg":
+            files.setdefault(f"my-model-FC/multi_turn/BFCL_v4_{r['category']}_result.json", []).append(
+                {"id": r["id"], "result": r["result"]}
+            )
+    files["my-model-FC/live/BFCL_v4_live_relevance_result.json"] = [
+        {"id": "live_relevance_0-0-0", "result": [{"get_weather": '{"city": "Paris"}'}]},
+        {"id": "live_relevance_1-1-0", "result": []},
+    ]
+    files["my-model-FC/non_live/BFCL_v4_simple_python_result.json"] = [
+        {"id": "simple_python_0", "result": [{"calculate_triangle_area": '{"base": 10, "height": 5}'}]},
+        {"id": "simple_python_1", "result": [{"math_factorial": '{"number": 5}'}]},
+    ]
+    _write(tmp_path / "result", files)
+    with_run = runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), "--out", str(tmp_path / "run"),
+                                   "--bfcl-out", str(tmp_path / "s1")])  # fmt: skip
+    assert with_run.exit_code == 0, with_run.output
+    alone = runner.invoke(app, ["import", "bfcl", str(tmp_path / "result"), "--bfcl-out", str(tmp_path / "s2")])
+    assert alone.exit_code == 0, alone.output
+    assert "records scored" in alone.output and "simple_python: 2/2 = 100.00%" in alone.output
+    assert not (tmp_path / "s2" / "predictions.jsonl").exists()
+    exported = runner.invoke(app, ["export", "bfcl-scores", str(tmp_path / "run"), "--out", str(tmp_path / "s3")])
+    assert exported.exit_code == 0, exported.output
+    for processes in (1, 2):
+        done = evaluate_bfcl_folder(tmp_path / "result", tmp_path / f"p{processes}", processes=processes)
+        assert done.model_dir == "my-model-FC" and done.records == 4 * 2 + 2 + 2
+    written = sorted(p.relative_to(tmp_path / "s1") for p in (tmp_path / "s1").rglob("*") if p.is_file())
+    assert len(written) == 4 + 2 + 6 and all(p.parts[0] == "my-model-FC" for p in written if p.suffix == ".json")
+    for folder in ("s2", "s3", "p1", "p2"):
+        got = sorted(p.relative_to(tmp_path / folder) for p in (tmp_path / folder).rglob("*") if p.is_file())
+        assert got == written, folder
+        for rel in written:
+            assert (tmp_path / folder / rel).read_bytes() == (tmp_path / "s1" / rel).read_bytes(), (folder, rel)
+
+
+def test_import_bfcl_needs_a_run_or_a_score_folder(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "give --out (a run to write), --bfcl-out (BFCL's score folder) or both" in res.output

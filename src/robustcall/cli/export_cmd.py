@@ -163,7 +163,7 @@ def import_bfcl_cmd(
 
 
 def _import_bfcl(results: Path, out: Path | None, model: str, categories: str | None, bfcl_out: Path | None) -> None:
-    from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results, read_bfcl_results
+    from robustcall.interop import BfclFileError, choose_bfcl_categories, import_bfcl_results
     from robustcall.sources import SourceError
 
     if out is None and bfcl_out is None:
@@ -174,50 +174,73 @@ def _import_bfcl(results: Path, out: Path | None, model: str, categories: str | 
             chosen = choose_bfcl_categories(c.strip() for c in categories.split(",") if c.strip())
         except BfclFileError as exc:
             raise typer.BadParameter(str(exc), param_hint="--categories") from None
+    if out is None:
+        assert bfcl_out is not None
+        _evaluate_bfcl(results, bfcl_out, chosen)
+        return
     try:
-        if out is None:
-            done = read_bfcl_results(results, model=model, categories=chosen)
-        else:
-            done = import_bfcl_results(results, out, model=model, categories=chosen)
+        done = import_bfcl_results(results, out, model=model, categories=chosen)
     except (BfclFileError, SourceError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    mapped = " (ids mapped to today's: simple_N as simple_python_N, ...)" if done.version == "v3" else ""
-    console.print(f"read BFCL {done.version} result files{mapped}", soft_wrap=True, highlight=False, markup=False)
-    for line in done.skipped:
-        console.print(line, soft_wrap=True, highlight=False, markup=False)
+    _said_read(done.version, done.skipped)
     errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""
     if bfcl_out is None:
         console.print(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
         return
-    said = f"{out}: {done.records} records imported" if out is not None else f"{done.records} records read"
-    console.print(f"{said}{errors}", soft_wrap=True, highlight=False)
+    console.print(f"{out}: {done.records} records imported{errors}", soft_wrap=True, highlight=False)
     _score_to_bfcl(out, bfcl_out, done.written, done.model_dir)
 
 
-def _score_to_bfcl(run_dir: Path | None, bfcl_out: Path, records: Sequence[PredictionRecord], model_dir: str) -> None:
-    """Score the just-read records (and write the run's scores when there is a run) and export BFCL's
-    score folder under the results' model name, without reading anything back."""
+def _evaluate_bfcl(results: Path, bfcl_out: Path, chosen: frozenset[str] | None) -> None:
+    """``bfcl evaluate``'s job: score the folder and write BFCL's score folder, keeping no run."""
+    from robustcall.cli._errors import CommandError
+    from robustcall.interop import BfclFileError, evaluate_bfcl_folder
+    from robustcall.score import GoldenModeError
+    from robustcall.sources import SourceError
+
+    try:
+        done = evaluate_bfcl_folder(results, bfcl_out, categories=chosen)
+    except (BfclFileError, SourceError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    except GoldenModeError as exc:  # as `score` says it: a record this scorer cannot judge, no traceback
+        raise CommandError(str(exc)) from None
+    _said_read(done.version, done.skipped)
+    errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""
+    console.print(f"{done.records} records scored{errors}", soft_wrap=True, highlight=False)
+    _said_counts(bfcl_out, done.counts)
+
+
+def _said_read(version: str, skipped: Sequence[str]) -> None:
+    mapped = " (ids mapped to today's: simple_N as simple_python_N, ...)" if version == "v3" else ""
+    console.print(f"read BFCL {version} result files{mapped}", soft_wrap=True, highlight=False, markup=False)
+    for line in skipped:
+        console.print(line, soft_wrap=True, highlight=False, markup=False)
+
+
+def _said_counts(bfcl_out: Path, counts: dict[str, tuple[int, int]]) -> None:
+    for category, (correct, total) in counts.items():
+        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
+    console.print(f"{bfcl_out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
+
+
+def _score_to_bfcl(run_dir: Path, bfcl_out: Path, records: Sequence[PredictionRecord], model_dir: str) -> None:
+    """Score the just-imported records, write the run's scores and BFCL's score folder under the
+    results' model name, without reading anything back."""
     from robustcall.cli._errors import CommandError
     from robustcall.core import SCORES, SUMMARY
     from robustcall.interop import BfclFileError, write_bfcl_scores
-    from robustcall.score import GoldenModeError, score_records, score_run
+    from robustcall.score import GoldenModeError, score_run
 
     try:
-        if run_dir is None:
-            verdicts = score_records(iter(records))
-        else:
-            verdicts, _ = score_run(run_dir, resamples=0, records=records)
+        verdicts, _ = score_run(run_dir, resamples=0, records=records)
     except GoldenModeError as exc:  # as `score` says it: a record this scorer cannot judge, no traceback
         raise CommandError(str(exc)) from None
-    if run_dir is not None:
-        console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
+    console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
     try:
         counts = write_bfcl_scores(bfcl_out, model_dir, records, verdicts)
     except BfclFileError as exc:
         raise typer.BadParameter(str(exc)) from None
-    for category, (correct, total) in counts.items():
-        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
-    console.print(f"{bfcl_out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
+    _said_counts(bfcl_out, counts)
 
 
 def register(app: typer.Typer) -> None:

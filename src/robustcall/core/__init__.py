@@ -11,6 +11,7 @@ from robustcall.core._errors import (
     UnknownNameError,
     UserError,
 )
+from robustcall.core._fork import forked_map
 from robustcall.core._grounding import GROUNDING, REFERENCES, TABLE5, Grounding, Reference
 from robustcall.core._hashing import canonical_json, file_sha256, seeded_rng, stable_hash
 from robustcall.core._jsonl import (
@@ -228,6 +229,7 @@ __all__ = [
     "dump_record",
     "fault_type",
     "file_sha256",
+    "forked_map",
     "in_worker",
     "is_read",
     "iter_checkpoint",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from robustcall.interop._agentgym_server import AgentGymServer, agentgym_app
+    from robustcall.interop._bfcl_evaluate import BfclEvaluation, evaluate_bfcl_folder
     from robustcall.interop._bfcl_files import (
         BfclFileError,
         bfcl_model_dir,
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     "AgentGymServer": "_agentgym_server",
     "agentgym_app": "_agentgym_server",
+    "BfclEvaluation": "_bfcl_evaluate",
+    "evaluate_bfcl_folder": "_bfcl_evaluate",
     "BfclFileError": "_bfcl_files",
     "bfcl_model_dir": "_bfcl_files",
     "choose_bfcl_categories": "_bfcl_files",
@@ -54,10 +57,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentGymServer",
+    "BfclEvaluation",
     "BfclFileError",
     "agentgym_app",
     "bfcl_model_dir",
     "chat_messages",
+    "evaluate_bfcl_folder",
     "choose_bfcl_categories",
     "export_bfcl_results",
     "export_bfcl_scores",

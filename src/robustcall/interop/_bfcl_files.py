@@ -363,15 +363,21 @@ def import_bfcl_results(
     return done
 
 
-def read_bfcl_results(
-    folder: Path,
-    *,
-    model: str = "bfcl-results",
-    categories: frozenset[str] | None = None,
-    wheel: Path | None = None,
-) -> BfclImport:
-    """The records ``import_bfcl_results`` writes, in memory (``import bfcl --bfcl-out`` without
-    ``--out`` scores them as ``bfcl evaluate`` does, writing no run)."""
+@dataclass(frozen=True)
+class BfclFolder:
+    """The result files of a ``bfcl generate`` folder chosen for import: one model, one version."""
+
+    version: str
+    model_dir: str
+    """The model folder's name (``bfcl evaluate`` writes its score folder under it)."""
+    files: tuple[Path, ...]
+    skipped: tuple[str, ...]
+    """One line per result file left out, saying why."""
+
+
+def bfcl_result_folder(folder: Path, categories: frozenset[str] | None = None) -> BfclFolder:
+    """The result files under ``folder`` to import: every category robustcall scores, or those of
+    ``categories``; the others (and memory's prerequisite conversations) left out with a line each."""
     version, files = _files_of_one_version(folder)
     wanted = categories if categories is not None else frozenset(SCORED_CATEGORIES)
     skipped, chosen = [], []
@@ -393,14 +399,43 @@ def read_bfcl_results(
         )
     if not chosen:
         raise BfclFileError(f"no result file under {folder} of a category to import ({len(skipped)} skipped)")
-    single = [p for p in chosen if result_category(p) not in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)]
-    multi = [p for p in chosen if result_category(p) in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)]
+    return BfclFolder(version=version, model_dir=models[0], files=tuple(chosen), skipped=tuple(skipped))
+
+
+def is_turn_based(path: Path) -> bool:
+    """Whether a result file is of a multi-turn or agentic category (entries replayed turn by turn)."""
+    return result_category(path) in (*MULTI_TURN_CATEGORIES, *AGENTIC_CATEGORIES)
+
+
+def read_bfcl_results(
+    folder: Path,
+    *,
+    model: str = "bfcl-results",
+    categories: frozenset[str] | None = None,
+    wheel: Path | None = None,
+) -> BfclImport:
+    """The records ``import_bfcl_results`` writes, in memory."""
+    return read_bfcl_files(bfcl_result_folder(folder, categories), model=model, wheel=wheel)
+
+
+def read_bfcl_files(
+    chosen: BfclFolder,
+    files: Iterable[Path] | None = None,
+    *,
+    model: str = "bfcl-results",
+    wheel: Path | None = None,
+) -> BfclImport:
+    """The records of ``chosen``'s result files (or of ``files``, some of them), in memory."""
+    paths = list(chosen.files if files is None else files)
+    version, skipped = chosen.version, list(chosen.skipped if files is None else ())
+    single = [p for p in paths if not is_turn_based(p)]
+    multi = [p for p in paths if is_turn_based(p)]
     by_id: dict[str, Sample] = {}
     if single:
         by_id |= {s.source.original_id: s for s in load_bfcl(wheel).samples}
         by_id |= {s.source.original_id: s for s in load_bfcl_extra(wheel)}
-    flag = _underscore_to_dot(models[0], bfcl_underscore_models(wheel))
-    handler_fc = bfcl_fc_models(wheel).get(models[0])
+    flag = _underscore_to_dot(chosen.model_dir, bfcl_underscore_models(wheel))
+    handler_fc = bfcl_fc_models(wheel).get(chosen.model_dir)
     records: dict[tuple[str, str], PredictionRecord] = {}
     fc = False
     for path in single:
@@ -444,7 +479,7 @@ def read_bfcl_results(
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
     # the handler's mode as its results show it: a prompting handler writes text only
     return BfclImport(records=len(records), format_errors=errors, skipped=skipped, version=version, written=written,
-                      mode="fc" if fc else "prompt", model_dir=models[0])  # fmt: skip
+                      mode="fc" if fc else "prompt", model_dir=chosen.model_dir)  # fmt: skip
 
 
 def _add_format_entry(

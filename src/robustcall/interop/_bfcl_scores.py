@@ -108,6 +108,17 @@ def write_bfcl_scores(
 ) -> dict[str, tuple[int, int]]:
     """BFCL's score folder under ``out/<model>/`` and its CSVs from records and their verdicts;
     ``(correct, total)`` per category. Only clean BFCL records count (the last of a key)."""
+    return write_score_folder(out, model, category_scores(model, records, verdicts))
+
+
+CategoryScore = dict[str, Any]
+"""One category's score file: ``header`` (its first line) and ``wrong`` (the lines after it)."""
+
+
+def category_scores(
+    model: str, records: Iterable[PredictionRecord], verdicts: Iterable[Verdict]
+) -> dict[str, CategoryScore]:
+    """Per BFCL category, its score file's lines (plain data: a forked part sends them back)."""
     by_id = {r.id: r for r in records}
     latest = {record_key(r): r for r in by_id.values()}
     by_category: dict[str, list[tuple[PredictionRecord, Verdict]]] = {}
@@ -119,11 +130,8 @@ def write_bfcl_scores(
             continue
         category = BFCL_CATEGORIES.get(rec.category, rec.category)
         by_category.setdefault(category, []).append((rec, verdict))
-    if not by_category:
-        raise BfclFileError("no scored clean BFCL record")
-    counts: dict[str, tuple[int, int]] = {}
-    fs_header: dict[str, Any] = {}
-    for category, pairs in sorted(by_category.items()):
+    scores: dict[str, CategoryScore] = {}
+    for category, pairs in by_category.items():
         pairs.sort(key=lambda p: _id_key(p[0].source.original_id))
         wrong = []
         for rec, verdict in pairs:
@@ -137,12 +145,24 @@ def write_bfcl_scores(
         header: dict[str, Any] = {"accuracy": correct / total, "correct_count": correct, "total_count": total}
         if category == "format_sensitivity":
             header |= _format_stats(pairs, {w["id"] for w in wrong})
-            fs_header = header
+        scores[category] = {"header": header, "wrong": wrong}
+    return scores
+
+
+def write_score_folder(out: Path, model: str, scores: dict[str, CategoryScore]) -> dict[str, tuple[int, int]]:
+    """Write each category's score file under ``out/<model>/<group>/`` and the ``data_*.csv`` tables;
+    ``(correct, total)`` per category."""
+    if not scores:
+        raise BfclFileError("no scored clean BFCL record")
+    counts: dict[str, tuple[int, int]] = {}
+    for category, score in sorted(scores.items()):
+        header = score["header"]
         folder = out / model / _group(category)
         folder.mkdir(parents=True, exist_ok=True)
-        lines = [json.dumps(x, ensure_ascii=False) for x in [header, *wrong]]
+        lines = [json.dumps(x, ensure_ascii=False) for x in [header, *score["wrong"]]]
         (folder / f"BFCL_v4_{category}_score.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        counts[category] = (correct, total)
+        counts[category] = (header["correct_count"], header["total_count"])
+    fs_header = scores["format_sensitivity"]["header"] if "format_sensitivity" in scores else {}
     _write_csvs(out, model, counts, fs_header)
     return counts
 
