@@ -46,7 +46,7 @@ def _fails_oddly(n: int) -> int:
 
 
 def test_a_childs_error_is_raised_here_as_itself_or_named() -> None:
-    with pytest.raises(InputError, match="results.json:3: not JSON"):
+    with pytest.raises(InputError, match=r"results\.json:3: not JSON"):
         forked_map(_fails_on_two, [1, 2], processes=2)
-    with pytest.raises(RuntimeError, match="_Unpicklable: 1/2"):
+    with pytest.raises(RuntimeError, match=r"_Unpicklable: 1/2"):
         forked_map(_fails_oddly, [1, 2], processes=2)

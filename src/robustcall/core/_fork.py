@@ -51,7 +51,9 @@ def _round(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
             with os.fdopen(r, "rb") as f:
                 data = f.read()
             os.waitpid(pid, 0)
-            ok, got = pickle.loads(data) if data else (False, RuntimeError("a forked worker exited without a result"))
+            if not data:
+                raise RuntimeError("a forked worker exited without a result")
+            ok, got = pickle.loads(data)
             if not ok:
                 raise got
             out.append(got)

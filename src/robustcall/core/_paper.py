@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-
 PAPER_MODELS_FILE = Path(__file__).with_name("paper_models.yaml")
 TABLE2_STATS = ("clean", "pert_acc", "delta_obs", "delta_act", "delta_rew", "delta_trn")
 """Table 2's columns, in its order (``delta_obs`` .. ``delta_trn``: Δ per POMDP component)."""

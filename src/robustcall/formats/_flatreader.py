@@ -72,6 +72,7 @@ def _whole_text_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
         _compiled = (re.compile(_FLAT_GROUPS), re.compile(_FLAT))
     return _compiled
 
+
 _SCAN = not __file__.endswith(".py")
 """Whether this module runs compiled by mypyc (an extension module), where :func:`read_flat` reads
 ASCII text with the hand scanner."""

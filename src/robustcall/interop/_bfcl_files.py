@@ -5,10 +5,11 @@
 (prompting handlers) or a list of ``{function name: arguments}`` (function-calling handlers; the
 arguments a JSON string or an object), and ``<group>`` is ``non_live`` or ``live``.
 
-- ``import_bfcl_results`` (``read_bfcl_results`` in memory): such a folder (any depth) -> a robustcall run directory, one clean
-  BFCL record per line (text parsed with robustcall's BFCL parser, FC lists read as calls, an FC
-  list BFCL cannot decode kept as a scored ``model_format`` error without calls), which
-  ``robustcall score`` scores like any run. Files of categories robustcall does not score are skipped.
+- ``import_bfcl_results`` (``read_bfcl_results`` in memory): such a folder (any depth) -> a
+  robustcall run directory, one clean BFCL record per line (text parsed with robustcall's BFCL
+  parser, FC lists read as calls, an FC list BFCL cannot decode kept as a scored ``model_format``
+  error without calls), which ``robustcall score`` scores like any run. Files of categories
+  robustcall does not score are skipped.
 - ``export_bfcl_results``: the clean BFCL records of a run -> that layout, so that BFCL's own
   ``bfcl evaluate`` (or anything reading those files) takes our answers.
 
