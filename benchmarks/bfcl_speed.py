@@ -1,22 +1,28 @@
 """Side by side: upstream BFCL's evaluation of a whole result folder against robustcall's, same run.
 
 Builds the folder of ``bfcl_folder.py`` (every category robustcall scores, from the wheel's ground
-truth, right and wrong answers), then in rounds (``--repeat``, default 3) runs
+truth, right and wrong answers), then, after one untimed warm-up round (it byte-compiles what an
+installed package has compiled already, and fills robustcall's cache of BFCL's multi-turn ground
+truth; ``--cold`` empties that cache before every round instead), runs in rounds (``--repeat``,
+default 3)
 
 - upstream: ``benchmarks/bfcl_evaluate.py`` in the oracle venv (BFCL's own ``evaluate_task`` per
   file and its CSVs: what ``bfcl evaluate`` does, minus its vendor-SDK imports),
-- robustcall, one command: ``robustcall import bfcl RESULT --out RUN --bfcl-out DIR`` (import,
-  score and BFCL's score files in one process), and
+- robustcall, ``bfcl evaluate``'s job: ``robustcall import bfcl RESULT --bfcl-out DIR`` (score the
+  folder, write BFCL's score folder, no run kept),
+- robustcall, with a run: ``import bfcl RESULT --out RUN --bfcl-out DIR`` (also the run's 22 MB
+  predictions, scores and summary), and
 - robustcall, three commands (``--three``): ``import bfcl``, ``score``, ``export bfcl-scores``,
 
 each as fresh processes, timing wall clock end to end (start-up included on both sides) and the
-CPU time of the process (user + system, from ``getrusage``: what the machine's load does not
-inflate). After the last round it diffs the two score folders (``bfcl_evaluate.py --ours``: every
-score file's summary line and wrong entries' error types, every CSV cell but cost, latency and
-links), checks that the three-command folder is byte-identical to the one-command one, and prints
-the medians and the ratios. Run with robustcall's python:
+CPU time of the processes (user + system, children included, from ``getrusage``: what the machine's
+load does not inflate). ``PYTHONDONTWRITEBYTECODE`` is dropped from the commands' environment, as
+on a user's machine. After the last round it diffs the score folders (``bfcl_evaluate.py --ours``:
+every score file's summary line and wrong entries' error types, every CSV cell but cost, latency and
+links), checks that the other robustcall folders are byte-identical to it, and prints the medians
+and the ratios. Run with robustcall's python:
 
-  python benchmarks/bfcl_speed.py --venv /tmp/bfcl_oracle_venv [--repeat 3] [--three]
+  python benchmarks/bfcl_speed.py --venv /tmp/bfcl_oracle_venv [--repeat 3] [--three] [--cold]
 """
 
 from __future__ import annotations
@@ -65,51 +71,57 @@ def main() -> None:
     ap.add_argument("--venv", type=Path, required=True, help="the oracle venv (../shared/tools/bfcl_oracle)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--three", action="store_true", help="also time import + score + export as three commands")
+    ap.add_argument("--cold", action="store_true", help="empty the multi-turn ground-truth cache before each round")
     args = ap.parse_args()
+    from robustcall.core import cache_dir
     from robustcall.sources import fetch_bfcl
 
     work = Path(tempfile.mkdtemp(prefix="bfcl-speed-"))
     counts = bfcl_folder.build(str(fetch_bfcl(quiet=True)), work / "result")
     print(f"folder: {sum(counts.values())} entries in {len(counts)} files ({len(counts)} categories)")
-    env = dict(os.environ, OPENAI_API_KEY="unused")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["OPENAI_API_KEY"] = "unused"
     rc = [sys.executable, "-m", "robustcall.cli.main"]
-    times: dict[str, list[tuple[float, float]]] = {"upstream": [], "robustcall": [], "three": []}
-    for n in range(args.repeat):
-        for path in ("run", "ours", "run3", "ours3", "upstream"):
+    result = str(work / "result" / MODEL)
+    upstream_cmd = [str(args.venv / "bin" / "python"), str(HERE / "bfcl_evaluate.py"), str(work / "result"), MODEL,
+                    "fc", "--score-dir", str(work / "upstream")]  # fmt: skip
+    commands = {
+        "evaluate": [[*rc, "import", "bfcl", result, "--bfcl-out", str(work / "ours")]],
+        "with-run": [[*rc, "import", "bfcl", result, "--out", str(work / "run"), "--bfcl-out", str(work / "ours1")]],
+    }
+    if args.three:
+        commands["three"] = [
+            [*rc, "import", "bfcl", result, "--out", str(work / "run3")],
+            [*rc, "score", str(work / "run3"), "--bootstrap", "0"],
+            [*rc, "export", "bfcl-scores", str(work / "run3"), "--out", str(work / "ours3")],
+        ]
+    times: dict[str, list[tuple[float, float]]] = {"upstream": [], **{name: [] for name in commands}}
+    for n in range(args.repeat + 1):  # round 0: the warm-up, not timed
+        for path in ("run", "ours", "ours1", "run3", "ours3", "upstream"):
             shutil.rmtree(work / path, ignore_errors=True)
-        last = n == args.repeat - 1
-        result = str(work / "result" / MODEL)
-        wall, cpu, _ = _run(
-            [*rc, "import", "bfcl", result, "--out", str(work / "run"), "--bfcl-out", str(work / "ours")], env
-        )
-        times["robustcall"].append((wall, cpu))
-        if args.three:
-            steps = [
-                ["import", "bfcl", result, "--out", str(work / "run3")],
-                ["score", str(work / "run3"), "--bootstrap", "0"],
-                ["export", "bfcl-scores", str(work / "run3"), "--out", str(work / "ours3")],
-            ]
-            runs = [_run([*rc, *step], env) for step in steps]
-            times["three"].append((sum(r[0] for r in runs), sum(r[1] for r in runs)))
-            if last and not _same_tree(work / "ours", work / "ours3"):
-                raise SystemExit("the one-command score folder differs from the three commands' one")
-        cmd = [str(args.venv / "bin" / "python"), str(HERE / "bfcl_evaluate.py"), str(work / "result"), MODEL, "fc",
-               "--score-dir", str(work / "upstream")]  # fmt: skip
-        if last:
-            cmd += ["--ours", str(work / "ours"), "--compare", str(work / "run")]
+        if args.cold:
+            shutil.rmtree(cache_dir("bfcl-truth"), ignore_errors=True)
+        last = n == args.repeat
+        for name, steps in commands.items():
+            runs = [_run(step, env) for step in steps]
+            if n:
+                times[name].append((sum(r[0] for r in runs), sum(r[1] for r in runs)))
+        cmd = upstream_cmd + (["--ours", str(work / "ours"), "--compare", str(work / "run")] if last else [])
         wall, cpu, out = _run(cmd, env)
+        if not n:
+            continue
         times["upstream"].append((wall, cpu))
         line = ", ".join(f"{k} {v[-1][0]:.2f} s ({v[-1][1]:.2f} s CPU)" for k, v in times.items() if v)
-        print(f"round {n + 1}: {line}")
+        print(f"round {n}: {line}")
         if last:
             print(out.strip())
-            if args.three:
-                print("three commands: score folder byte-identical to the one command's")
+            for other in ("ours1", "ours3"):
+                if (work / other).exists() and not _same_tree(work / "ours", work / other):
+                    raise SystemExit(f"the score folder of {other} differs from `import bfcl --bfcl-out`'s")
+            print("score folders of every robustcall command byte-identical")
     up_wall = statistics.median(w for w, _ in times["upstream"])
     up_cpu = statistics.median(c for _, c in times["upstream"])
-    for name in ("robustcall", "three"):
-        if not times[name]:
-            continue
+    for name in commands:
         wall = statistics.median(w for w, _ in times[name])
         cpu = statistics.median(c for _, c in times[name])
         print(

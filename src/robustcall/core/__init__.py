@@ -60,6 +60,7 @@ from robustcall.core._model import (
     cut_output,
     prediction_line,
     read_call,
+    record_of,
     scored_verdict,
 )
 from robustcall.core._paper import (
@@ -256,6 +257,7 @@ __all__ = [
     "read_trajectory_run_meta",
     "reads_back",
     "record_key",
+    "record_of",
     "remove_stale_tmp",
     "scored_verdict",
     "seeded_rng",

@@ -21,23 +21,29 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def forked_map(fn: Callable[[T], R], parts: Sequence[T], processes: int | None = None) -> list[R]:
+def forked_map(
+    fn: Callable[[T], R], parts: Sequence[T], processes: int | None = None, *, first_here: bool = True
+) -> list[R]:
     """``[fn(p) for p in parts]``, the first part here and each other one in a forked child, at most
     ``processes`` (default: the usable cores) at a time. A child's exception is raised here (as
-    itself when it pickles, else as ``RuntimeError`` naming it); results must pickle."""
+    itself when it pickles, else as ``RuntimeError`` naming it); results must pickle.
+
+    ``first_here=False``: every part in a child, this process only waits: what the parts load
+    (and would leave for this process to free at exit, a tenth of a second for a big job) goes
+    with the children, which leave without tearing anything down."""
     processes = cpu_count() if processes is None else processes
-    if processes <= 1 or len(parts) <= 1 or not hasattr(os, "fork"):
+    if processes <= 1 or (len(parts) <= 1 and first_here) or not hasattr(os, "fork"):
         return [fn(p) for p in parts]
     out: list[R] = []
     for lo in range(0, len(parts), processes):
-        out.extend(_round(fn, parts[lo : lo + processes]))
+        out.extend(_round(fn, parts[lo : lo + processes], first_here))
     return out
 
 
-def _round(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
+def _round(fn: Callable[[T], R], parts: Sequence[T], first_here: bool) -> list[R]:
     children: list[tuple[int, int]] = []
     try:
-        for part in parts[1:]:
+        for part in parts[1:] if first_here else parts:
             r, w = os.pipe()
             pid = os.fork()
             if pid == 0:  # the child: never returns
@@ -45,7 +51,7 @@ def _round(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
                 _child(fn, part, w)
             os.close(w)
             children.append((pid, r))
-        out = [fn(parts[0])]
+        out = [fn(parts[0])] if first_here else []
         while children:
             pid, r = children.pop(0)
             with os.fdopen(r, "rb") as f:

@@ -308,6 +308,18 @@ class PredictionRecord(Sample):
     its own request seed; absent (``None``) in a one-trial run, the paper's protocol."""
 
 
+def record_of(sample: Sample, prediction: Prediction, model: str) -> PredictionRecord:
+    """``PredictionRecord(**sample, prediction=prediction, model=model)`` without validating the
+    sample's fields again (they were, when the sample was built); a subclass of ``Sample`` (fields
+    of its own) or a prediction of another type takes the validating path."""
+    if type(sample) is not Sample or type(prediction) is not Prediction or type(model) is not str:
+        return PredictionRecord(**dict(sample), prediction=prediction, model=model)
+    values = {**sample.__dict__, "prediction": prediction, "model": model, "trial": None}
+    given = set(sample.__dict__)
+    given.update(("prediction", "model"))
+    return _unvalidated(PredictionRecord, values, given)
+
+
 _JSON_STR = TypeAdapter(str)
 
 

@@ -1,11 +1,11 @@
 """``bfcl evaluate``'s job on a result folder: read it, score every entry with BFCL's verdicts, and
 write BFCL's score folder, keeping no run (``robustcall import bfcl RESULT --bfcl-out DIR``).
 
-The folder is scored in two parts that need nothing of each other: the single-turn files (their
-samples all come from one read of the wheel) and the multi-turn and agentic ones (replayed turn by
-turn on BFCL's API classes). Where there are two cores the second part runs in a forked child
-(``core.forked_map``), which sends back only the score files' lines; the verdicts are the same on
-one core or two.
+The folder is scored in two parts that need nothing of each other and take about as long: the
+multi-turn files (replayed turn by turn on BFCL's API classes) and the rest (the single-turn
+samples all come from one read of the wheel). Where there are two cores each part runs in a forked
+child (``core.forked_map``) that sends back only its score files' lines; the verdicts are the same
+on one core or two.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustcall.core import forked_map
-from robustcall.interop._bfcl_files import BfclFolder, bfcl_result_folder, is_turn_based, read_bfcl_files
+from robustcall.envs import MULTI_TURN_CATEGORIES
+from robustcall.interop._bfcl_files import BfclFolder, bfcl_result_folder, read_bfcl_files, result_category
 from robustcall.interop._bfcl_scores import CategoryScore, category_scores, write_score_folder
 from robustcall.score import score_records
+from robustcall.sources import bfcl_fc_models
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,10 @@ class _Part:
     skipped: list[str]
 
 
+def is_multi_turn(path: Path) -> bool:
+    return result_category(path) in MULTI_TURN_CATEGORIES
+
+
 def _score_part(chosen: BfclFolder, wheel: Path | None, files: tuple[Path, ...]) -> _Part:
     done = read_bfcl_files(chosen, files, wheel=wheel)
     verdicts = score_records(iter(done.written))
@@ -62,9 +68,11 @@ def evaluate_bfcl_folder(
     """Score the BFCL result folder ``folder`` (v3 or v4) and write BFCL's score folder under ``out``.
     ``processes``: at most this many processes (default: the usable cores; 1: all here)."""
     chosen = bfcl_result_folder(folder, categories)
-    single = tuple(p for p in chosen.files if not is_turn_based(p))
-    turns = tuple(p for p in chosen.files if is_turn_based(p))
-    parts = forked_map(functools.partial(_score_part, chosen, wheel), [p for p in (single, turns) if p], processes)
+    bfcl_fc_models(wheel)  # read once here, for both parts
+    single = tuple(p for p in chosen.files if not is_multi_turn(p))
+    turns = tuple(p for p in chosen.files if is_multi_turn(p))
+    score = functools.partial(_score_part, chosen, wheel)
+    parts = forked_map(score, [p for p in (single, turns) if p], processes, first_here=False)
     scores: dict[str, CategoryScore] = {}
     for part in parts:
         scores |= part.scores

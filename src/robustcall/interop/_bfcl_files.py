@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from robustcall.core import (
     PREDICTIONS,
     RUN_META,
@@ -47,6 +49,7 @@ from robustcall.core import (
     read_checkpoint,
     read_run_meta,
     record_key,
+    record_of,
     write_jsonl,
 )
 from robustcall.envs import MULTI_TURN_CATEGORIES
@@ -290,9 +293,12 @@ def _result_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BfclFileError(f"{path}:{n}: not JSON: {exc}") from None
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:  # what orjson refuses and Python reads (NaN, huge integers), or
+            try:  # not JSON at all: said in Python's words
+                entry = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise BfclFileError(f"{path}:{n}: not JSON: {exc}") from None
         if not isinstance(entry, dict) or "id" not in entry or "result" not in entry:
             raise BfclFileError(f"{path}:{n}: a result line needs `id` and `result`")
         yield n, entry
@@ -455,7 +461,7 @@ def read_bfcl_files(
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} sample robustcall covers")
             underscored = flag if flag is not None else isinstance(entry["result"], list)
             prediction = _prediction(sample, entry["result"], where, underscored, handler_fc is True)
-            rec = _record(sample, prediction, model)
+            rec = record_of(sample, prediction, model)
             if isinstance(entry["result"], list):  # only function-calling handlers write lists of calls
                 fc = True
             _add(records, rec, where, entry["id"])
@@ -474,7 +480,7 @@ def read_bfcl_files(
             if sample is None:
                 raise BfclFileError(f"{where}: id {entry['id']!r} is not a BFCL {version} {category} entry")
             raw = json.dumps(entry["result"], ensure_ascii=False)
-            rec = _record(sample, Prediction(raw_output=raw), model)
+            rec = record_of(sample, Prediction(raw_output=raw), model)
             _add(records, rec, where, entry["id"])
     written = tuple(records[k] for k in sorted(records))
     errors = sum(r.prediction.error_kind == "model_format" for r in records.values())
@@ -519,15 +525,7 @@ def _add_format_entry(
             prediction = Prediction(raw_output=result, tool_calls=calls)
     else:
         prediction = _prediction(sample, result, where, isinstance(result, list), fc_handler)
-    _add(records, _record(sample, prediction, model), where, entry["id"])
-
-
-def _record(sample: Sample, prediction: Prediction, model: str) -> PredictionRecord:
-    """``PredictionRecord(**sample, prediction=..., model=...)`` without validating the sample's
-    fields again (they were, when the sample was built): most of an import's time otherwise."""
-    if type(sample) is not Sample:  # a subclass carries fields of its own: take the slow, sure path
-        return PredictionRecord(**dict(sample), prediction=prediction, model=model)
-    return PredictionRecord.model_construct(**dict(sample), prediction=prediction, model=model)
+    _add(records, record_of(sample, prediction, model), where, entry["id"])
 
 
 def _add(records: dict[tuple[str, str], PredictionRecord], rec: PredictionRecord, where: str, bfcl_id: Any) -> None:

@@ -8,7 +8,8 @@ In order, the first failure gives the entry's ``error_type``:
 - each step is decoded (:mod:`._bfcl_decode`); a step that does not decode, or decodes to nothing,
   is dropped;
 - turn by turn, the model's calls run on one set of API instances and the ground truth's on
-  another, both loaded from the task's initial config (with the long-context extra data for
+  another (replayed once per wheel and kept in the cache: :mod:`._bfcl_truth`), both loaded from the
+  task's initial config (with the long-context extra data for
   ``long_context``) and kept across turns; a turn whose ground truth is empty (``miss_func`` /
   ``miss_param``'s turn where the model should ask) is not checked, though its calls still run;
   otherwise: no decoded step in the turn: ``multi_turn:empty_turn_model_response``; some public
@@ -25,6 +26,7 @@ from typing import Any
 from robustcall.core import Sample
 from robustcall.envs import BfclInstances, MultiTurnTask, load_tasks
 from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
+from robustcall.score._bfcl_truth import truth_state, truth_turns
 
 
 def task_of(entry_id: str) -> MultiTurnTask:
@@ -61,23 +63,21 @@ def check_multi_turn(task: MultiTurnTask, result: Any, fc: bool) -> str | None:
         return "multi_turn:force_terminated"
     turns = decoded_turns(result, fc)
     model: BfclInstances | None = None  # BFCL loads the model's instances at its first executed step
-    truth = BfclInstances(task.classes, task.initial_config, task.long_context)
     all_results: list[str] = []
-    for steps, gold in zip(turns, task.ground_truth, strict=True):
+    for steps, gold, truth in zip(turns, task.ground_truth, truth_turns(task), strict=True):
         for calls in steps:
             if model is None:
                 model = BfclInstances(task.classes, task.initial_config, task.long_context)
             all_results.extend(model.execute(calls))
-        gold_results = truth.execute(gold)
         if not gold:
             continue
         if not steps or model is None:
             return "multi_turn:empty_turn_model_response"
-        for cls, inst in truth.instances.items():
-            if not _same_state(model.instances[cls], inst):
+        for cls, attributes in truth_state(truth).items():
+            if not _same_state(model.instances[cls], attributes):
                 return "multi_turn:instance_state_mismatch"
         left = list(all_results)
-        for item in gold_results:
+        for item in truth[0]:
             try:
                 left.remove(item)
             except ValueError:
@@ -85,9 +85,9 @@ def check_multi_turn(task: MultiTurnTask, result: Any, fc: bool) -> str | None:
     return None
 
 
-def _same_state(model: Any, truth: Any) -> bool:
-    """``_compare_instances``: every public attribute of the ground truth's instance equals the model's."""
-    return all(getattr(model, name) == value for name, value in vars(truth).items() if not name.startswith("_"))
+def _same_state(model: Any, truth: dict[str, Any]) -> bool:
+    """``_compare_instances``: every public attribute of the ground truth's instance (``truth``) equals the model's."""
+    return all(getattr(model, name) == value for name, value in truth.items())
 
 
 HANDLER_KEY = "bfcl_handler"

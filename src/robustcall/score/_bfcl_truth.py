@@ -1,0 +1,106 @@
+"""The ground truth's side of BFCL's multi-turn check, replayed once per wheel and kept in the cache.
+
+BFCL's checker runs each entry's ground-truth calls on fresh API instances, turn by turn, and
+compares the model's instances with them after every turn. That replay depends only on the task,
+BFCL's code (the pinned wheel) and our executor, never on the model's answer, and it is
+deterministic (the APIs' randomness is seeded by the scenario); on a whole result folder it is most
+of the multi-turn scoring (0.3 s of ~0.45 s for the 800 entries). So, per category, every task's
+replay is recorded the first time the category is scored (each turn's results, and the public
+attributes of every instance after the turn, pickled at that moment) and read back after that.
+
+The cache's key is the wheel file (name and size), the Python version and the source of the modules
+that execute the calls (``envs._bfcl_exec``, ``envs._bfcl_dispatch``, ``envs._bfcl_wheel`` and this
+one): a change to any of them is a new key. Verdicts are the same with or without it
+(``tests/score/test_bfcl_truth_cache.py``); ``ROBUSTCALL_BFCL_TRUTH_CACHE=0`` replays every time.
+A task that is not the wheel's own (a hand-made one, through the Python API) is always replayed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+import os
+import pickle
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from robustcall.core import atomic_write_bytes, cache_dir
+from robustcall.envs import BfclInstances, MultiTurnTask, load_tasks
+from robustcall.sources import fetch_bfcl
+
+TruthTurn = tuple[list[str], bytes | dict[str, dict[str, Any]]]
+"""One turn of the ground truth's replay: its calls' results, and the public attributes of each API
+instance after it (``{class: {attribute: value}}``) as they were at that moment: pickled, or (what
+does not pickle) deep-copied."""
+
+CACHE_ENV = "ROBUSTCALL_BFCL_TRUTH_CACHE"
+_EXECUTOR = ("envs/_bfcl_exec.py", "envs/_bfcl_dispatch.py", "envs/_bfcl_wheel.py", "score/_bfcl_truth.py")
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def replay_truth(task: MultiTurnTask) -> list[TruthTurn]:
+    """Run the task's ground truth turn by turn on fresh instances, as BFCL's checker does."""
+    truth = BfclInstances(task.classes, task.initial_config, task.long_context)
+    turns: list[TruthTurn] = []
+    for gold in task.ground_truth:
+        results = truth.execute(gold)
+        state = {cls: _public(inst) for cls, inst in truth.instances.items()}
+        try:
+            turns.append((results, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)))
+        except (pickle.PicklingError, TypeError, AttributeError):
+            turns.append((results, copy.deepcopy(state)))
+    return turns
+
+
+def truth_state(turn: TruthTurn) -> dict[str, dict[str, Any]]:
+    """The instances' public attributes after the turn (a fresh copy when it was pickled)."""
+    state = turn[1]
+    return pickle.loads(state) if isinstance(state, bytes) else state
+
+
+def _public(inst: Any) -> dict[str, Any]:
+    """What BFCL's ``_compare_instances`` compares: the instance's own attributes not starting with ``_``."""
+    return {name: value for name, value in vars(inst).items() if not name.startswith("_")}
+
+
+def truth_turns(task: MultiTurnTask) -> list[TruthTurn]:
+    """The task's ground-truth replay: from the cache when the task is the wheel's own, else replayed."""
+    category = task.id.rsplit("_", 1)[0]
+    if os.environ.get(CACHE_ENV, "1") == "0" or not _wheel_task(category, task):
+        return replay_truth(task)
+    return _category_truth(category)[task.id]
+
+
+def _wheel_task(category: str, task: MultiTurnTask) -> bool:
+    try:
+        own = {t.id: t for t in load_tasks(category)}.get(task.id)
+    except KeyError:  # not a multi-turn category of the wheel
+        return False
+    return own is task or own == task
+
+
+@cache
+def _category_truth(category: str) -> dict[str, list[TruthTurn]]:
+    path = _folder() / f"{category}.pickle"
+    try:
+        table: dict[str, list[TruthTurn]] = pickle.loads(path.read_bytes())
+        return table
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+        pass  # not built yet, or unreadable: replay and (try to) keep it
+    table = {t.id: replay_truth(t) for t in load_tasks(category)}
+    # a read-only cache, or a deep-copied state: the replay is still right, only not kept
+    with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
+        atomic_write_bytes(path, pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
+    return table
+
+
+@cache
+def _folder() -> Path:
+    wheel = fetch_bfcl(quiet=True)
+    digest = hashlib.sha256(f"{wheel.name} {wheel.stat().st_size} {sys.version_info[:2]}".encode())
+    for name in _EXECUTOR:
+        digest.update((_PACKAGE / name).read_bytes())
+    return cache_dir("bfcl-truth", digest.hexdigest()[:16])
