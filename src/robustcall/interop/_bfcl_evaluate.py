@@ -1,20 +1,20 @@
 """``bfcl evaluate``'s job on a result folder: read it, score every entry with BFCL's verdicts, and
 write BFCL's score folder, keeping no run (``robustcall import bfcl RESULT --bfcl-out DIR``).
 
-The folder is scored in two parts that need nothing of each other and take about as long: the
-multi-turn files (replayed turn by turn on BFCL's API classes) and the rest (the single-turn
-samples all come from one read of the wheel). Where there are two cores each part runs in a forked
-child (``core.forked_map``) that sends back only its score files' lines; the verdicts are the same
-on one core or two.
+The folder's files are scored in as many parts as there are cores, of about equal cost (a
+multi-turn entry, replayed turn by turn on BFCL's API classes, costs about four single-turn ones),
+each part in a forked child (``core.forked_map``) that reads only the wheel's data its files need
+and sends back only its score files' lines; the verdicts are the same on one core or several.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustcall.core import forked_map
+from robustcall.core import cpu_count, forked_map
 from robustcall.envs import MULTI_TURN_CATEGORIES
 from robustcall.interop._bfcl_files import BfclFolder, bfcl_result_folder, read_bfcl_files, result_category
 from robustcall.interop._bfcl_scores import CategoryScore, category_scores, write_score_folder
@@ -46,8 +46,27 @@ class _Part:
     skipped: list[str]
 
 
-def is_multi_turn(path: Path) -> bool:
-    return result_category(path) in MULTI_TURN_CATEGORIES
+_WEIGHTS = {**dict.fromkeys(MULTI_TURN_CATEGORIES, 4.0), "format_sensitivity": 2.0}
+"""An entry's cost relative to a single-turn one (measured: ~300, ~160 and ~70 µs)."""
+
+
+def split_files(files: Sequence[Path], parts: int) -> list[tuple[Path, ...]]:
+    """``files`` in at most ``parts`` groups of about equal cost (entries times their weight), the
+    costliest file first into the cheapest group; each group in path order."""
+    costs = sorted(((_cost(p), str(p), p) for p in files), reverse=True)
+    groups: list[tuple[float, list[Path]]] = [(0.0, []) for _ in range(max(1, parts))]
+    for cost, _, path in costs:
+        k = min(range(len(groups)), key=lambda i: (groups[i][0], i))
+        groups[k] = (groups[k][0] + cost, [*groups[k][1], path])
+    return [tuple(sorted(g)) for _, g in groups if g]
+
+
+def _cost(path: Path) -> float:
+    try:
+        entries = path.read_bytes().count(b"\n") + 1
+    except OSError:  # said when the part reads it
+        entries = 1
+    return entries * _WEIGHTS.get(result_category(path), 1.0)
 
 
 def _score_part(chosen: BfclFolder, wheel: Path | None, files: tuple[Path, ...]) -> _Part:
@@ -68,11 +87,10 @@ def evaluate_bfcl_folder(
     """Score the BFCL result folder ``folder`` (v3 or v4) and write BFCL's score folder under ``out``.
     ``processes``: at most this many processes (default: the usable cores; 1: all here)."""
     chosen = bfcl_result_folder(folder, categories)
-    bfcl_fc_models(wheel)  # read once here, for both parts
-    single = tuple(p for p in chosen.files if not is_multi_turn(p))
-    turns = tuple(p for p in chosen.files if is_multi_turn(p))
+    bfcl_fc_models(wheel)  # read once here, for every part
+    processes = cpu_count() if processes is None else max(1, processes)
     score = functools.partial(_score_part, chosen, wheel)
-    parts = forked_map(score, [p for p in (single, turns) if p], processes, first_here=False)
+    parts = forked_map(score, split_files(chosen.files, processes), processes, first_here=False)
     scores: dict[str, CategoryScore] = {}
     for part in parts:
         scores |= part.scores

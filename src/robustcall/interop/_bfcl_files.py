@@ -439,8 +439,15 @@ def read_bfcl_files(
     multi = [p for p in paths if is_turn_based(p)]
     by_id: dict[str, Sample] = {}
     if single:
-        by_id |= {s.source.original_id: s for s in load_bfcl(wheel).samples}
-        by_id |= {s.source.original_id: s for s in load_bfcl_extra(wheel)}
+        # only the categories of these files (a format-sensitivity entry may be of any of them)
+        stems = {result_category(p) for p in single}
+        every = FORMAT_SENSITIVITY in stems
+        v3 = None if every else [c for c, stem in BFCL_CATEGORIES.items() if stem in stems]
+        extra = None if every else [c for c in EXTRA_CATEGORIES if c in stems]
+        if v3 is None or v3:
+            by_id |= {s.source.original_id: s for s in load_bfcl(wheel, v3).samples}
+        if extra is None or extra:
+            by_id |= {s.source.original_id: s for s in load_bfcl_extra(wheel, extra)}
     flag = _underscore_to_dot(chosen.model_dir, bfcl_underscore_models(wheel))
     handler_fc = bfcl_fc_models(wheel).get(chosen.model_dir)
     records: dict[tuple[str, str], PredictionRecord] = {}

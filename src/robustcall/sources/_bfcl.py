@@ -34,6 +34,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -111,8 +112,9 @@ def _cached_wheel(dest: Path) -> Path | None:
     return wheels[0] if wheels else None
 
 
-def load_bfcl(wheel: Path | None = None) -> LoadResult:
-    """All BFCL v3 single-turn samples from the wheel (fetched when ``wheel`` is not given)."""
+def load_bfcl(wheel: Path | None = None, categories: Collection[str] | None = None) -> LoadResult:
+    """All BFCL v3 single-turn samples from the wheel (fetched when ``wheel`` is not given); only
+    those of ``categories`` (keys of ``BFCL_CATEGORIES``) when given."""
     wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
     versions = {BFCL_PACKAGE: BFCL_VERSION, wheel.name: file_sha256(wheel)}
     skips = Skips("bfcl")
@@ -123,6 +125,8 @@ def load_bfcl(wheel: Path | None = None) -> LoadResult:
         raise SourceError(f"{wheel} is not a valid zip; delete it and run `robustcall data fetch bfcl`") from None
     with zf:
         for category, stem in BFCL_CATEGORIES.items():
+            if categories is not None and category not in categories:
+                continue
             q_member = f"{_DATA}/BFCL_v4_{stem}.json"
             questions, versions[q_member] = _read_member(zf, wheel, q_member)
             answers: dict[str, list[Any]] = {}
@@ -137,14 +141,16 @@ def load_bfcl(wheel: Path | None = None) -> LoadResult:
     return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
 
 
-def load_bfcl_extra(wheel: Path | None = None) -> list[Sample]:
+def load_bfcl_extra(wheel: Path | None = None, categories: Collection[str] | None = None) -> list[Sample]:
     """The samples of ``EXTRA_CATEGORIES`` (``live_relevance`` with ``golden_answers = []``), category
-    and original id as BFCL spells them."""
+    and original id as BFCL spells them; only those of ``categories`` when given."""
     wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
     skips = Skips("bfcl")
     samples: list[Sample] = []
     with zipfile.ZipFile(wheel) as zf:
         for category in EXTRA_CATEGORIES:
+            if categories is not None and category not in categories:
+                continue
             member = f"{_DATA}/BFCL_v4_{category}.json"
             questions, _ = _read_member(zf, wheel, member)
             answers: dict[str, list[Any]] = {}
