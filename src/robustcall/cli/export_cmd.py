@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 if TYPE_CHECKING:
     from robustcall.core import PredictionRecord
 
-console = Console(stderr=True)
+
+def _say(line: str) -> None:
+    """One line of the command's report, on stderr, as written (no terminal markup or wrapping)."""
+    typer.echo(line, err=True)
+
 
 export_app = typer.Typer(
     name="export",
@@ -35,7 +38,7 @@ def inspect_cmd(
         raise typer.BadParameter(str(exc)) from None
     results = log.results
     acc = results.scores[0].metrics["accuracy"].value if results and results.scores else 0.0
-    console.print(f"{out}: {len(log.samples or [])} samples, accuracy {acc:.3f}; browse with `inspect view`")
+    _say(f"{out}: {len(log.samples or [])} samples, accuracy {acc:.3f}; browse with `inspect view`")
 
 
 @export_app.command("hf")
@@ -53,9 +56,7 @@ def hf_cmd(
         rows = export_hf(bench, out, name)
     except FileNotFoundError as exc:
         raise typer.BadParameter(str(exc)) from None
-    console.print(
-        f"{out}: {sum(rows.values())} rows in {len(rows)} configs (+ `all`); `datasets.load_dataset('{out}')`"
-    )
+    _say(f"{out}: {sum(rows.values())} rows in {len(rows)} configs (+ `all`); `datasets.load_dataset('{out}')`")
 
 
 @export_app.command("bfcl")
@@ -79,8 +80,8 @@ def bfcl_cmd(
         written = export_bfcl_results(run_dir, out, model_dir=folder)
     except BfclFileError as exc:
         raise typer.BadParameter(str(exc)) from None
-    console.print(f"{out / folder}: {sum(written.values())} results in {len(written)} files")
-    console.print(f"then: bfcl evaluate --model {folder} (BFCL reads the folder name as its model's name)")
+    _say(f"{out / folder}: {sum(written.values())} results in {len(written)} files")
+    _say(f"then: bfcl evaluate --model {folder} (BFCL reads the folder name as its model's name)")
 
 
 @export_app.command("bfcl-scores")
@@ -102,8 +103,8 @@ def bfcl_scores_cmd(
     except BfclFileError as exc:
         raise typer.BadParameter(str(exc)) from None
     for category, (correct, total) in counts.items():
-        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
-    console.print(f"{out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
+        _say(f"{category}: {correct}/{total} = {correct / total:.2%}")
+    _say(f"{out}: {len(counts)} score files and the data_*.csv tables")
 
 
 import_app = typer.Typer(
@@ -185,15 +186,16 @@ def _import_bfcl(results: Path, out: Path | None, model: str, categories: str | 
     _said_read(done.version, done.skipped)
     errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""
     if bfcl_out is None:
-        console.print(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
+        _say(f"{out}: {done.records} records imported{errors}; score them with `robustcall score {out}`")
         return
-    console.print(f"{out}: {done.records} records imported{errors}", soft_wrap=True, highlight=False)
+    _say(f"{out}: {done.records} records imported{errors}")
     _score_to_bfcl(out, bfcl_out, done.written, done.model_dir)
 
 
 def _evaluate_bfcl(results: Path, bfcl_out: Path, chosen: frozenset[str] | None) -> None:
     """``bfcl evaluate``'s job: score the folder and write BFCL's score folder, keeping no run."""
     from robustcall.cli._errors import CommandError
+    from robustcall.cli.main import skip_teardown
     from robustcall.interop import BfclFileError, evaluate_bfcl_folder
     from robustcall.score import GoldenModeError
     from robustcall.sources import SourceError
@@ -206,21 +208,22 @@ def _evaluate_bfcl(results: Path, bfcl_out: Path, chosen: frozenset[str] | None)
         raise CommandError(str(exc)) from None
     _said_read(done.version, done.skipped)
     errors = f" ({done.format_errors} answers BFCL cannot decode, scored as no call)" if done.format_errors else ""
-    console.print(f"{done.records} records scored{errors}", soft_wrap=True, highlight=False)
+    _say(f"{done.records} records scored{errors}")
     _said_counts(bfcl_out, done.counts)
+    skip_teardown()  # every file is written and closed; the parts' children are gone
 
 
 def _said_read(version: str, skipped: Sequence[str]) -> None:
     mapped = " (ids mapped to today's: simple_N as simple_python_N, ...)" if version == "v3" else ""
-    console.print(f"read BFCL {version} result files{mapped}", soft_wrap=True, highlight=False, markup=False)
+    _say(f"read BFCL {version} result files{mapped}")
     for line in skipped:
-        console.print(line, soft_wrap=True, highlight=False, markup=False)
+        _say(line)
 
 
 def _said_counts(bfcl_out: Path, counts: dict[str, tuple[int, int]]) -> None:
     for category, (correct, total) in counts.items():
-        console.print(f"{category}: {correct}/{total} = {correct / total:.2%}", highlight=False)
-    console.print(f"{bfcl_out}: {len(counts)} score files and the data_*.csv tables", soft_wrap=True, highlight=False)
+        _say(f"{category}: {correct}/{total} = {correct / total:.2%}")
+    _say(f"{bfcl_out}: {len(counts)} score files and the data_*.csv tables")
 
 
 def _score_to_bfcl(run_dir: Path, bfcl_out: Path, records: Sequence[PredictionRecord], model_dir: str) -> None:
@@ -235,7 +238,7 @@ def _score_to_bfcl(run_dir: Path, bfcl_out: Path, records: Sequence[PredictionRe
         verdicts, _ = score_run(run_dir, resamples=0, records=records)
     except GoldenModeError as exc:  # as `score` says it: a record this scorer cannot judge, no traceback
         raise CommandError(str(exc)) from None
-    console.print(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}", soft_wrap=True, highlight=False)
+    _say(f"scores: {run_dir / SCORES}  summary: {run_dir / SUMMARY}")
     try:
         counts = write_bfcl_scores(bfcl_out, model_dir, records, verdicts)
     except BfclFileError as exc:

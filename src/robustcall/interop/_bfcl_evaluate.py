@@ -19,7 +19,6 @@ from robustcall.envs import MULTI_TURN_CATEGORIES
 from robustcall.interop._bfcl_files import BfclFolder, bfcl_result_folder, read_bfcl_files, result_category
 from robustcall.interop._bfcl_scores import CategoryScore, category_scores, write_score_folder
 from robustcall.score import score_records
-from robustcall.sources import bfcl_fc_models
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,6 @@ def evaluate_bfcl_folder(
     """Score the BFCL result folder ``folder`` (v3 or v4) and write BFCL's score folder under ``out``.
     ``processes``: at most this many processes (default: the usable cores; 1: all here)."""
     chosen = bfcl_result_folder(folder, categories)
-    bfcl_fc_models(wheel)  # read once here, for every part
     processes = cpu_count() if processes is None else max(1, processes)
     score = functools.partial(_score_part, chosen, wheel)
     parts = forked_map(score, split_files(chosen.files, processes), processes, first_here=False)

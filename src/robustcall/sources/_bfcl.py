@@ -28,6 +28,7 @@ Decisions (where the paper or the data left a choice):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -47,6 +48,7 @@ from robustcall.core import (
     Sample,
     SourceInfo,
     ToolSpec,
+    atomic_write_text,
     cache_dir,
     file_sha256,
     json_value,
@@ -234,10 +236,26 @@ def _model_flags(flag_name: str, wheel: Path | None) -> dict[str, bool]:
     return dict(_model_configs(wheel if wheel is not None else fetch_bfcl(quiet=True)).get(flag_name, {}))
 
 
+_FLAGS_FILE = "model_flags.json"
+
+
 @functools.cache
 def _model_configs(wheel: Path) -> dict[str, dict[str, bool]]:
-    """Per ``ModelConfig`` keyword, per model name of BFCL's model list, whether it is ``True`` (one
-    parse of the file for every flag: it costs 15 ms)."""
+    """Per ``ModelConfig`` keyword, per model name of BFCL's model list, whether it is ``True``: read
+    once per wheel (parsing the file costs 15 ms) and kept beside its unpacked code."""
+    kept = bfcl_code_root(wheel) / _FLAGS_FILE
+    try:
+        flags: dict[str, dict[str, bool]] = json.loads(kept.read_text(encoding="utf-8"))
+        return flags
+    except (OSError, ValueError):
+        pass
+    flags = _parse_model_configs(wheel)
+    with contextlib.suppress(OSError):
+        atomic_write_text(kept, json.dumps(flags, sort_keys=True))
+    return flags
+
+
+def _parse_model_configs(wheel: Path) -> dict[str, dict[str, bool]]:
     import ast
 
     with zipfile.ZipFile(wheel) as zf:
