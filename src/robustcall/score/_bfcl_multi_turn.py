@@ -24,18 +24,17 @@ import json
 from typing import Any
 
 from robustcall.core import Sample
-from robustcall.envs import BfclInstances, MultiTurnTask, load_tasks
+from robustcall.envs import BfclInstances, MultiTurnTask
 from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
-from robustcall.score._bfcl_truth import truth_state, truth_turns
+from robustcall.score._bfcl_truth import tasks_by_id, truth_state, truth_turns
 
 
 def task_of(entry_id: str) -> MultiTurnTask:
     """The wheel's task of a multi-turn id (``multi_turn_miss_func_3``)."""
-    category = entry_id.rsplit("_", 1)[0]
-    for task in load_tasks(category):
-        if task.id == entry_id:
-            return task
-    raise KeyError(f"no BFCL multi-turn task {entry_id!r}")
+    task = tasks_by_id(entry_id.rsplit("_", 1)[0]).get(entry_id)
+    if task is None:
+        raise KeyError(f"no BFCL multi-turn task {entry_id!r}")
+    return task
 
 
 def decoded_turns(result: list[Any], fc: bool) -> list[list[list[str]]]:

@@ -76,10 +76,16 @@ def truth_turns(task: MultiTurnTask) -> list[TruthTurn]:
 
 def _wheel_task(category: str, task: MultiTurnTask) -> bool:
     try:
-        own = {t.id: t for t in load_tasks(category)}.get(task.id)
+        own = tasks_by_id(category).get(task.id)
     except KeyError:  # not a multi-turn category of the wheel
         return False
     return own is task or own == task
+
+
+@cache
+def tasks_by_id(category: str) -> dict[str, MultiTurnTask]:
+    """The wheel's tasks of a multi-turn category by id."""
+    return {t.id: t for t in load_tasks(category)}
 
 
 @cache
