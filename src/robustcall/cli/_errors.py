@@ -194,3 +194,20 @@ class RobustcallGroup(TyperGroup):
             sys.exit(1)
         # non-standalone click returns an Exit's code, or the command's return value (None)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+_skip_teardown = False
+
+
+def skip_teardown() -> None:
+    """Said by a command that finished holding nothing that needs finalizing (no temporary files,
+    threads, servers or open output): the console script (``cli.main.main``) then leaves without
+    Python's teardown of every imported module (60 ms after a command that imported the scoring
+    path, a tenth of a whole-folder ``import bfcl --bfcl-out``). In-process callers (tests, ``app``)
+    are unaffected."""
+    global _skip_teardown
+    _skip_teardown = True
+
+
+def teardown_skipped() -> bool:
+    return _skip_teardown

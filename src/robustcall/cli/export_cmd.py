@@ -194,8 +194,7 @@ def _import_bfcl(results: Path, out: Path | None, model: str, categories: str | 
 
 def _evaluate_bfcl(results: Path, bfcl_out: Path, chosen: frozenset[str] | None) -> None:
     """``bfcl evaluate``'s job: score the folder and write BFCL's score folder, keeping no run."""
-    from robustcall.cli._errors import CommandError
-    from robustcall.cli.main import skip_teardown
+    from robustcall.cli._errors import CommandError, skip_teardown
     from robustcall.interop import BfclFileError, evaluate_bfcl_folder
     from robustcall.score import GoldenModeError
     from robustcall.sources import SourceError

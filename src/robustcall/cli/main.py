@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from robustcall.cli._errors import RobustcallGroup
+from robustcall.cli._errors import RobustcallGroup, teardown_skipped
 
 COMMAND_MODULES: dict[str, str] = {
     "data": "data_cmd",
@@ -113,26 +113,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_skip_teardown = False
-
-
-def skip_teardown() -> None:
-    """Said by a command that finished holding nothing that needs finalizing (no temporary files,
-    threads, servers or open output): the console script then leaves without Python's teardown of
-    every imported module (60 ms after a command that imported the scoring path, a tenth of a
-    whole-folder `import bfcl --bfcl-out`). Only the console script does so; in-process callers
-    (tests, `app`) are unaffected."""
-    global _skip_teardown
-    _skip_teardown = True
-
-
 def main(argv: list[str] | None = None) -> Any:
     """The console script: the asked command's module only (the first word that is no option;
     the root takes flags only), the whole tree for help, a bare call or an unknown command."""
     try:
         return _main(sys.argv[1:] if argv is None else argv)
     except SystemExit as done:
-        if _skip_teardown and done.code in (None, 0):
+        if teardown_skipped() and done.code in (None, 0):
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(0)
