@@ -66,14 +66,27 @@ class BfclInstances:
     """The API instances of one BFCL entry, loaded as BFCL's executor loads them, kept across turns."""
 
     def __init__(self, classes: list[str], initial_config: dict[str, Any], long_context: bool) -> None:
-        self.instances: dict[str, Any] = {}
-        self._methods: dict[str, str] = {}  # public method name -> the variable of its (last) owner
-        self._names: dict[str, Any] = {}  # variable -> instance
+        loaded: dict[str, Any] = {}
         for cls in classes:
             inst = api_class(cls)()
             if cls not in STATELESS:
                 inst._load_scenario(_fresh_copy(initial_config.get(cls, {})), long_context=long_context)
-            self.instances[cls] = inst
+            loaded[cls] = inst
+        self._adopt(loaded)
+
+    @classmethod
+    def adopting(cls, instances: dict[str, Any]) -> BfclInstances:
+        """A set of instances already loaded as ``__init__`` loads them (a copy of such a set), in
+        the order of the task's classes."""
+        self = cls.__new__(cls)
+        self._adopt(instances)
+        return self
+
+    def _adopt(self, instances: dict[str, Any]) -> None:
+        self.instances = instances
+        self._methods: dict[str, str] = {}  # public method name -> the variable of its (last) owner
+        self._names: dict[str, Any] = {}  # variable -> instance
+        for cls, inst in instances.items():
             var = _PREFIX + cls
             self._names[var] = inst
             for name in _public_methods(type(inst), inst):

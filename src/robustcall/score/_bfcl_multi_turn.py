@@ -26,7 +26,7 @@ from typing import Any
 from robustcall.core import Sample
 from robustcall.envs import BfclInstances, MultiTurnTask
 from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
-from robustcall.score._bfcl_truth import tasks_by_id, truth_state, truth_turns
+from robustcall.score._bfcl_truth import tasks_by_id, truth_replay, truth_state
 
 
 def task_of(entry_id: str) -> MultiTurnTask:
@@ -63,10 +63,11 @@ def check_multi_turn(task: MultiTurnTask, result: Any, fc: bool) -> str | None:
     turns = decoded_turns(result, fc)
     model: BfclInstances | None = None  # BFCL loads the model's instances at its first executed step
     all_results: list[str] = []
-    for steps, gold, truth in zip(turns, task.ground_truth, truth_turns(task), strict=True):
+    replay = truth_replay(task)
+    for steps, gold, truth in zip(turns, task.ground_truth, replay.turns, strict=True):
         for calls in steps:
             if model is None:
-                model = BfclInstances(task.classes, task.initial_config, task.long_context)
+                model = replay.fresh_instances(task)
             all_results.extend(model.execute(calls))
         if not gold:
             continue

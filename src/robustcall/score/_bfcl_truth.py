@@ -5,8 +5,9 @@ compares the model's instances with them after every turn. That replay depends o
 BFCL's code (the pinned wheel) and our executor, never on the model's answer, and it is
 deterministic (the APIs' randomness is seeded by the scenario); on a whole result folder it is most
 of the multi-turn scoring (0.3 s of ~0.45 s for the 800 entries). So, per category, every task's
-replay is recorded the first time the category is scored (each turn's results, and the public
-attributes of every instance after the turn, pickled at that moment) and read back after that.
+replay is recorded the first time the category is scored (the instances as loaded, each turn's
+results, and the public attributes of every instance after the turn, pickled at that moment) and
+read back after that; the model's instances start as a copy of the loaded ones.
 
 The cache's key is the wheel file (name and size), the Python version and the source of the modules
 that execute the calls (``envs._bfcl_exec``, ``envs._bfcl_dispatch``, ``envs._bfcl_wheel`` and this
@@ -23,6 +24,7 @@ import hashlib
 import os
 import pickle
 import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -41,9 +43,30 @@ _EXECUTOR = ("envs/_bfcl_exec.py", "envs/_bfcl_dispatch.py", "envs/_bfcl_wheel.p
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
-def replay_truth(task: MultiTurnTask) -> list[TruthTurn]:
+@dataclass(frozen=True)
+class TruthReplay:
+    """A task's ground truth, replayed: the freshly loaded instances (pickled, before any call) and
+    each turn's results and state."""
+
+    loaded: bytes | None
+    """The instances as BFCL loads them from the initial config, pickled (``None``: they do not
+    pickle): the model's instances are a copy of them, as good as loading again and cheaper."""
+    turns: list[TruthTurn]
+
+    def fresh_instances(self, task: MultiTurnTask) -> BfclInstances:
+        """A new set of the task's instances, as BFCL loads them for the model."""
+        if self.loaded is None:
+            return BfclInstances(task.classes, task.initial_config, task.long_context)
+        return BfclInstances.adopting(pickle.loads(self.loaded))
+
+
+def replay_truth(task: MultiTurnTask) -> TruthReplay:
     """Run the task's ground truth turn by turn on fresh instances, as BFCL's checker does."""
     truth = BfclInstances(task.classes, task.initial_config, task.long_context)
+    try:
+        loaded: bytes | None = pickle.dumps(truth.instances, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        loaded = None
     turns: list[TruthTurn] = []
     for gold in task.ground_truth:
         results = truth.execute(gold)
@@ -52,7 +75,7 @@ def replay_truth(task: MultiTurnTask) -> list[TruthTurn]:
             turns.append((results, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)))
         except (pickle.PicklingError, TypeError, AttributeError):
             turns.append((results, copy.deepcopy(state)))
-    return turns
+    return TruthReplay(loaded, turns)
 
 
 def truth_state(turn: TruthTurn) -> dict[str, dict[str, Any]]:
@@ -66,7 +89,7 @@ def _public(inst: Any) -> dict[str, Any]:
     return {name: value for name, value in vars(inst).items() if not name.startswith("_")}
 
 
-def truth_turns(task: MultiTurnTask) -> list[TruthTurn]:
+def truth_replay(task: MultiTurnTask) -> TruthReplay:
     """The task's ground-truth replay: from the cache when the task is the wheel's own, else replayed."""
     category = task.id.rsplit("_", 1)[0]
     if os.environ.get(CACHE_ENV, "1") == "0" or not _wheel_task(category, task):
@@ -89,10 +112,10 @@ def tasks_by_id(category: str) -> dict[str, MultiTurnTask]:
 
 
 @cache
-def _category_truth(category: str) -> dict[str, list[TruthTurn]]:
+def _category_truth(category: str) -> dict[str, TruthReplay]:
     path = _folder() / f"{category}.pickle"
     try:
-        table: dict[str, list[TruthTurn]] = pickle.loads(path.read_bytes())
+        table: dict[str, TruthReplay] = pickle.loads(path.read_bytes())
         return table
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
         pass  # not built yet, or unreadable: replay and (try to) keep it

@@ -1,0 +1,92 @@
+"""The ground truth's multi-turn replay kept in the cache (``score._bfcl_truth``) changes no verdict:
+the same error types with and without it on the ground truth and its mutations (the corpus of
+``benchmarks/bfcl_mt_corpus.py``); the model's instances copied from the cached load equal BFCL's
+fresh load; a damaged cache file is replayed and written again; a hand-made task is replayed."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from robustcall.envs import BfclInstances, load_tasks
+from robustcall.score import _bfcl_truth as truth
+from robustcall.score import check_multi_turn, task_of
+from robustcall.sources import fetch_bfcl
+
+ROOT = Path(__file__).parents[2]
+
+
+def _rows(per_category: int) -> list[dict[str, object]]:
+    spec = importlib.util.spec_from_file_location("bfcl_mt_corpus", ROOT / "benchmarks" / "bfcl_mt_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows: list[dict[str, object]] = module.entries(str(fetch_bfcl(quiet=True)), per_category)
+    return rows
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("ROBUSTCALL_CACHE", str(tmp_path))
+    for cached in (truth._folder, truth._category_truth):
+        cached.cache_clear()
+    yield tmp_path
+    for cached in (truth._folder, truth._category_truth):
+        cached.cache_clear()
+
+
+def _verdicts(rows: list[dict[str, object]]) -> list[str | None]:
+    return [check_multi_turn(task_of(str(r["id"])), r["result"], r["shape"] == "fc") for r in rows]
+
+
+def test_the_cache_changes_no_verdict(own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = _rows(6)
+    cached = _verdicts(rows)  # builds the four categories' files, then reads them
+    assert len(list(own_cache.glob("bfcl-truth/*/multi_turn_*.pickle"))) == 4
+    truth._category_truth.cache_clear()
+    read_back = _verdicts(rows)
+    monkeypatch.setenv(truth.CACHE_ENV, "0")
+    replayed = _verdicts(rows)
+    assert cached == read_back == replayed
+    assert {v for v in replayed} >= {
+        None,
+        "multi_turn:instance_state_mismatch",
+        "multi_turn:execution_response_mismatch",
+    }
+
+
+def test_the_models_instances_copied_from_the_cached_load_equal_bfcls_load(own_cache: Path) -> None:
+    for category in ("multi_turn_base", "multi_turn_long_context"):
+        for task in load_tasks(category)[:20]:
+            fresh = BfclInstances(task.classes, task.initial_config, task.long_context)
+            copied = truth.truth_replay(task).fresh_instances(task)
+            assert list(copied.instances) == list(fresh.instances) == task.classes
+            for cls, inst in fresh.instances.items():
+                assert type(copied.instances[cls]) is type(inst)
+                assert vars(copied.instances[cls]).keys() == vars(inst).keys()
+                assert truth._public(copied.instances[cls]) == truth._public(inst), (task.id, cls)
+            assert copied._methods == fresh._methods
+
+
+def test_a_damaged_cache_file_is_replayed_and_written_again(own_cache: Path) -> None:
+    task = load_tasks("multi_turn_miss_param")[3]
+    first = truth.truth_replay(task)
+    path = next(own_cache.glob("bfcl-truth/*/multi_turn_miss_param.pickle"))
+    path.write_bytes(b"not a pickle")
+    truth._category_truth.cache_clear()
+    again = truth.truth_replay(task)
+    assert [t[0] for t in again.turns] == [t[0] for t in first.turns]
+    assert pickle.loads(path.read_bytes())[task.id].turns[0][0] == first.turns[0][0]
+
+
+def test_a_hand_made_task_is_replayed_not_read_from_the_cache(own_cache: Path) -> None:
+    task = load_tasks("multi_turn_base")[0]
+    changed = dataclasses.replace(task, ground_truth=[[] for _ in task.ground_truth])
+    replay = truth.truth_replay(changed)
+    assert all(results == [] for results, _ in replay.turns)
+    assert not list(own_cache.glob("bfcl-truth/*/*.pickle"))  # nothing built for it
