@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import pickle
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,12 +35,10 @@ def _rows(per_category: int) -> list[dict[str, object]]:
 
 @pytest.fixture
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setenv("ROBUSTCALL_CACHE", str(tmp_path))
-    for cached in (truth._folder, truth._category_truth):
-        cached.cache_clear()
+    monkeypatch.setattr(truth, "_folder", lambda: tmp_path / "bfcl-truth" / "key")
+    truth._category_truth.cache_clear()
     yield tmp_path
-    for cached in (truth._folder, truth._category_truth):
-        cached.cache_clear()
+    truth._category_truth.cache_clear()
 
 
 def _verdicts(rows: list[dict[str, object]]) -> list[str | None]:
@@ -90,3 +91,20 @@ def test_a_hand_made_task_is_replayed_not_read_from_the_cache(own_cache: Path) -
     replay = truth.truth_replay(changed)
     assert all(results == [] for results, _ in replay.turns)
     assert not list(own_cache.glob("bfcl-truth/*/*.pickle"))  # nothing built for it
+
+
+def test_a_fresh_process_reads_the_cache_before_importing_any_api_class() -> None:
+    """The pickles name BFCL's classes: a process that reads them first (nothing replayed yet) must
+    import them from the wheel's code, or unpickling fails."""
+    code = (
+        "import json, sys\n"
+        "from robustcall.score import check_multi_turn, task_of\n"
+        "rows = json.loads(sys.stdin.read())\n"
+        "print(json.dumps([check_multi_turn(task_of(r['id']), r['result'], r['shape'] == 'fc') for r in rows]))"
+    )
+    rows = [r for r in _rows(2) if str(r["id"]).startswith("multi_turn_miss_func")]
+    want = [check_multi_turn(task_of(str(r["id"])), r["result"], r["shape"] == "fc") for r in rows]  # builds it
+    for _ in range(2):
+        got = subprocess.run([sys.executable, "-c", code], input=json.dumps(rows), capture_output=True, text=True)
+        assert got.returncode == 0, got.stderr[-2000:]
+        assert json.loads(got.stdout) == want

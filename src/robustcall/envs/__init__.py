@@ -3,7 +3,7 @@
 from robustcall.envs._agentgym import AGENTGYM_FAMILIES, ActionCodec, AgentGymEnv, AgentGymFamily
 from robustcall.envs._bfcl_exec import BfclInstances, literal_value
 from robustcall.envs._bfcl_multi_turn import BfclMultiTurnEnv
-from robustcall.envs._bfcl_wheel import MULTI_TURN_CATEGORIES, MultiTurnTask, function_docs, load_tasks
+from robustcall.envs._bfcl_wheel import MULTI_TURN_CATEGORIES, MultiTurnTask, api_class, function_docs, load_tasks
 from robustcall.envs._dbbench import DbBenchEnv
 from robustcall.envs._load import load_env
 from robustcall.envs._maze import MazeEnv
@@ -41,6 +41,7 @@ __all__ = [
     "TextCraftEnv",
     "UserTurns",
     "WordleEnv",
+    "api_class",
     "env_names",
     "function_docs",
     "is_solved",

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from robustcall.core import atomic_write_bytes, cache_dir
-from robustcall.envs import BfclInstances, MultiTurnTask, load_tasks
+from robustcall.envs import BfclInstances, MultiTurnTask, api_class, load_tasks
 from robustcall.sources import fetch_bfcl
 
 TruthTurn = tuple[list[str], bytes | dict[str, dict[str, Any]]]
@@ -94,6 +94,8 @@ def truth_replay(task: MultiTurnTask) -> TruthReplay:
     category = task.id.rsplit("_", 1)[0]
     if os.environ.get(CACHE_ENV, "1") == "0" or not _wheel_task(category, task):
         return replay_truth(task)
+    for name in task.classes:  # what the pickles name is imported from the wheel's code (once)
+        api_class(name)
     return _category_truth(category)[task.id]
 
 
