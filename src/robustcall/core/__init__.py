@@ -130,6 +130,7 @@ from robustcall.core._taxonomy import (
     fault_type,
     type_info,
 )
+from robustcall.core._trusted_pickle import dumps_trusted, loads_trusted
 from robustcall.core._workers import LONG_TEXT_CHARS, cpu_count, in_worker
 
 __all__ = [
@@ -228,6 +229,7 @@ __all__ = [
     "cpu_count",
     "cut_output",
     "dump_record",
+    "dumps_trusted",
     "fault_type",
     "file_sha256",
     "forked_map",
@@ -240,6 +242,7 @@ __all__ = [
     "jsonl_lines",
     "key_arguments",
     "load_config_file",
+    "loads_trusted",
     "name_words",
     "open_jsonl",
     "paper_reference",

@@ -32,6 +32,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import pickle
 import subprocess
 import sys
 import zipfile
@@ -48,11 +49,14 @@ from robustcall.core import (
     Sample,
     SourceInfo,
     ToolSpec,
+    atomic_write_bytes,
     atomic_write_text,
     cache_dir,
+    dumps_trusted,
     file_sha256,
     json_value,
     jsonl_lines,
+    loads_trusted,
 )
 from robustcall.sources._common import Skips
 from robustcall.sources._types import LoadResult, SourceError, SourceFormatError
@@ -121,25 +125,71 @@ def load_bfcl(wheel: Path | None = None, categories: Collection[str] | None = No
     versions = {BFCL_PACKAGE: BFCL_VERSION, wheel.name: file_sha256(wheel)}
     skips = Skips("bfcl")
     samples: list[Sample] = []
+    for category in BFCL_CATEGORIES:
+        if categories is None or category in categories:
+            got = _category_samples(wheel, category)
+            samples.extend(got.samples)
+            skips.add_counts(got.skipped)
+            versions |= got.versions
+    return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
+
+
+def _open_wheel(wheel: Path) -> zipfile.ZipFile:
     try:
-        zf = zipfile.ZipFile(wheel)
+        return zipfile.ZipFile(wheel)
     except zipfile.BadZipFile:
         raise SourceError(f"{wheel} is not a valid zip; delete it and run `robustcall data fetch bfcl`") from None
-    with zf:
-        for category, stem in BFCL_CATEGORIES.items():
-            if categories is not None and category not in categories:
-                continue
-            q_member = f"{_DATA}/BFCL_v4_{stem}.json"
-            questions, versions[q_member] = _read_member(zf, wheel, q_member)
-            answers: dict[str, list[Any]] = {}
-            if category not in IRRELEVANCE_CATEGORIES:
-                a_member = f"{_DATA}/possible_answer/BFCL_v4_{stem}.json"
-                records, versions[a_member] = _read_member(zf, wheel, a_member)
-                answers = {str(r["id"]): r["ground_truth"] for _, r in records}
-            for lineno, entry in questions:
-                sample = _to_sample(category, entry, answers, skips, f"{wheel.name}!{q_member}:{lineno}")
-                if sample is not None:
-                    samples.append(sample)
+
+
+_SAMPLES_CACHE_FORMAT = "1"
+
+
+def _category_samples(wheel: Path, category: str) -> LoadResult:
+    """One category's samples, skips and members' sha256: built from the wheel the first time, then
+    read back from the cache (``core.dumps_trusted``: a category reads back in about half the time it
+    takes to build). The cache's key is the wheel file, this module's and the data model's source
+    and pydantic's version: a change to any of them builds anew."""
+    path = _samples_cache(wheel) / f"{category}.pickle"
+    try:
+        kept = loads_trusted(path.read_bytes())
+        if isinstance(kept, LoadResult):
+            return kept
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+        pass  # not built yet, or unreadable: build it
+    built = _read_category(wheel, category)
+    with contextlib.suppress(OSError, pickle.PicklingError, TypeError):
+        atomic_write_bytes(path, dumps_trusted(built))
+    return built
+
+
+@functools.cache
+def _samples_cache(wheel: Path) -> Path:
+    import pydantic
+
+    digest = hashlib.sha256(f"{_SAMPLES_CACHE_FORMAT} {wheel.name} {wheel.stat().st_size} {pydantic.VERSION}".encode())
+    here = Path(__file__).resolve()
+    for source in (here, here.parents[1] / "core" / "_model.py"):
+        digest.update(source.read_bytes())
+    return cache_dir("bfcl-samples", digest.hexdigest()[:16])
+
+
+def _read_category(wheel: Path, category: str) -> LoadResult:
+    stem = BFCL_CATEGORIES.get(category, category)  # an extra category's file is named as it is
+    skips = Skips("bfcl")
+    samples: list[Sample] = []
+    versions: dict[str, str] = {}
+    with _open_wheel(wheel) as zf:
+        q_member = f"{_DATA}/BFCL_v4_{stem}.json"
+        questions, versions[q_member] = _read_member(zf, wheel, q_member)
+        answers: dict[str, list[Any]] = {}
+        if category not in IRRELEVANCE_CATEGORIES and category != RELEVANCE_CATEGORY:
+            a_member = f"{_DATA}/possible_answer/BFCL_v4_{stem}.json"
+            records, versions[a_member] = _read_member(zf, wheel, a_member)
+            answers = {str(r["id"]): r["ground_truth"] for _, r in records}
+        for lineno, entry in questions:
+            sample = _to_sample(category, entry, answers, skips, f"{wheel.name}!{q_member}:{lineno}")
+            if sample is not None:
+                samples.append(sample)
     return LoadResult(source="bfcl", samples=samples, skipped=skips.as_dict(), versions=versions)
 
 
@@ -147,23 +197,12 @@ def load_bfcl_extra(wheel: Path | None = None, categories: Collection[str] | Non
     """The samples of ``EXTRA_CATEGORIES`` (``live_relevance`` with ``golden_answers = []``), category
     and original id as BFCL spells them; only those of ``categories`` when given."""
     wheel = wheel if wheel is not None else fetch_bfcl(quiet=True)
-    skips = Skips("bfcl")
-    samples: list[Sample] = []
-    with zipfile.ZipFile(wheel) as zf:
-        for category in EXTRA_CATEGORIES:
-            if categories is not None and category not in categories:
-                continue
-            member = f"{_DATA}/BFCL_v4_{category}.json"
-            questions, _ = _read_member(zf, wheel, member)
-            answers: dict[str, list[Any]] = {}
-            if category != RELEVANCE_CATEGORY:
-                records, _ = _read_member(zf, wheel, f"{_DATA}/possible_answer/BFCL_v4_{category}.json")
-                answers = {str(r["id"]): r["ground_truth"] for _, r in records}
-            for n, entry in questions:
-                sample = _to_sample(category, entry, answers, skips, f"{wheel.name}!{member}:{n}")
-                if sample is not None:
-                    samples.append(sample)
-    return samples
+    return [
+        sample
+        for category in EXTRA_CATEGORIES
+        if categories is None or category in categories
+        for sample in _category_samples(wheel, category).samples
+    ]
 
 
 def bfcl_module(name: str, wheel: Path | None = None) -> Any:

@@ -26,6 +26,10 @@ class Skips:
         self._counts[reason] += 1
         log.debug("%s: skipped %s (%s)", self.source, item, reason)
 
+    def add_counts(self, counts: dict[str, int]) -> None:
+        """Skips counted elsewhere (a cached load), reason -> count."""
+        self._counts.update(counts)
+
     def as_dict(self) -> dict[str, int]:
         """Reason -> count, reasons sorted so that equal loads give equal dicts."""
         return {reason: self._counts[reason] for reason in sorted(self._counts)}
