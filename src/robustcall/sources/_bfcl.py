@@ -228,7 +228,8 @@ def bfcl_code_root(wheel: Path | None = None) -> Path:
     ``bfcl_module`` imports from. Unpacked once per wheel into the cache (beside the wheel) because
     Python's zip import compiles every module from source on every start (0.1 s of a whole-folder
     ``import bfcl``) and never keeps its bytecode. Written to a temporary folder and renamed, so a
-    killed unpacking leaves nothing half-made; a folder that lost its marker is unpacked again."""
+    killed unpacking leaves nothing half-made; a folder that lost its marker is unpacked again. Where
+    the cache cannot be written, the wheel file itself (zip import)."""
     import compileall
     import shutil
     import tempfile
@@ -239,7 +240,10 @@ def bfcl_code_root(wheel: Path | None = None) -> Path:
     stamp = f"{wheel.name} {wheel.stat().st_size}"
     if marker.is_file() and marker.read_text(encoding="utf-8") == stamp:
         return root
-    tmp = Path(tempfile.mkdtemp(prefix=".code-", dir=wheel.parent))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".code-", dir=wheel.parent))
+    except OSError:  # a read-only cache: Python imports from the wheel file itself, only slower
+        return wheel
     try:
         with zipfile.ZipFile(wheel) as zf:
             zf.extractall(tmp, [m for m in zf.namelist() if m.startswith("bfcl_eval/") and m.endswith(".py")])
