@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,6 @@ ROOT = Path(__file__).parents[2]
 ORACLE = ROOT / "tests" / "score" / "data" / "bfcl_mt_oracle_verdicts.jsonl"
 FORMAT_ORACLE = ROOT / "tests" / "score" / "data" / "bfcl_format_oracle_wrong.jsonl"
 runner = CliRunner()
-
-
-def _corpus(per_category: int) -> list[dict[str, Any]]:
-    spec = importlib.util.spec_from_file_location("bfcl_mt_corpus", ROOT / "benchmarks" / "bfcl_mt_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    rows: list[dict[str, Any]] = module.entries(str(fetch_bfcl(quiet=True)), per_category)
-    return rows
 
 
 def _write(folder: Path, files: dict[str, list[dict[str, Any]]]) -> None:
@@ -47,11 +39,13 @@ def _import_score(folder: Path, run: Path) -> tuple[str, dict[str, dict[str, Any
     return res.output, {v["id"].split("__")[-1]: v for v in verdicts}
 
 
-def test_multi_turn_result_files_get_upstreams_verdicts_and_error_types(tmp_path: Path) -> None:
+def test_multi_turn_result_files_get_upstreams_verdicts_and_error_types(
+    tmp_path: Path, bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]]
+) -> None:
     oracle = {
         (o["id"], o["variant"], o["shape"]): o["error_type"] for o in map(json.loads, ORACLE.read_text().splitlines())
     }
-    rows = _corpus(4)
+    rows = bfcl_mt_corpus(4)
     cases = [("gold", "fc", "gpt-4o-2024-11-20-FC"), ("wrong_arg", "text", "my-model"),
              ("empty_turn", "fc", "my-model-FC"), ("missing_call", "text", "gpt-4o-2024-11-20")]  # fmt: skip
     for variant, shape, model in cases:
@@ -196,10 +190,12 @@ def test_format_sensitivity_answers_get_upstreams_verdicts_in_every_return_forma
     assert any(row.endswith(f"BFCL max delta / std (points),{spread},") for row in table)
 
 
-def test_import_with_bfcl_out_scores_in_one_process_as_the_three_commands_do(tmp_path: Path) -> None:
+def test_import_with_bfcl_out_scores_in_one_process_as_the_three_commands_do(
+    tmp_path: Path, bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]]
+) -> None:
     """`import bfcl --bfcl-out DIR` (the records handed to the scorer and the export in memory) writes
     the same predictions, verdicts and BFCL score folder as `import`, `score`, `export bfcl-scores`."""
-    rows = _corpus(2)
+    rows = bfcl_mt_corpus(2)
     files: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         if r["shape"] == "fc" and r["variant"] in ("gold", "wrong_arg"):
@@ -243,13 +239,15 @@ def test_import_with_bfcl_out_scores_in_one_process_as_the_three_commands_do(tmp
         assert (tmp_path / "s1" / rel).read_bytes() == (tmp_path / "s3" / rel).read_bytes(), rel
 
 
-def test_bfcl_out_without_a_run_scores_as_bfcl_evaluate_on_one_core_or_two(tmp_path: Path) -> None:
+def test_bfcl_out_without_a_run_scores_as_bfcl_evaluate_on_one_core_or_two(
+    tmp_path: Path, bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]]
+) -> None:
     """`import bfcl RESULT --bfcl-out DIR` without `--out` (bfcl evaluate's job: no run written) writes
     the score folder `--out RUN --bfcl-out DIR` writes, byte for byte, under the results' model name,
     whether the turn-based part is scored in a forked child or here."""
     from robustcall.interop import evaluate_bfcl_folder
 
-    rows = _corpus(2)
+    rows = bfcl_mt_corpus(2)
     files: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         if r["shape"] == "fc" and r["variant"] == "wrong_arg":

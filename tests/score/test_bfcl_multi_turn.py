@@ -5,31 +5,23 @@ them (``benchmarks/bfcl_mt_oracle.py`` in the oracle venv) are committed beside 
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 import pytest
 
 from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
 from robustcall.score._bfcl_multi_turn import check_multi_turn, task_of
-from robustcall.sources import fetch_bfcl
 
-ROOT = Path(__file__).parents[2]
 ORACLE = Path(__file__).parent / "data" / "bfcl_mt_oracle_verdicts.jsonl"
 
 
-def _corpus_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bfcl_mt_corpus", ROOT / "benchmarks" / "bfcl_mt_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_verdict_and_error_type_equals_upstreams_on_ground_truth_and_mutations() -> None:
-    rows = _corpus_module().entries(str(fetch_bfcl(quiet=True)), 25)
+def test_every_verdict_and_error_type_equals_upstreams_on_ground_truth_and_mutations(
+    bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]],
+) -> None:
+    rows = bfcl_mt_corpus(25)
     oracle = [json.loads(x) for x in ORACLE.read_text().splitlines()]
     assert [(r["id"], r["variant"], r["shape"]) for r in rows] == [(o["id"], o["variant"], o["shape"]) for o in oracle]
     differ = [

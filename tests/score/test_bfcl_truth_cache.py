@@ -6,31 +6,19 @@ fresh load; a damaged cache file is replayed and written again; a hand-made task
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import pickle
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from robustcall.envs import BfclInstances, load_tasks
 from robustcall.score import _bfcl_truth as truth
 from robustcall.score import check_multi_turn, task_of
-from robustcall.sources import fetch_bfcl
-
-ROOT = Path(__file__).parents[2]
-
-
-def _rows(per_category: int) -> list[dict[str, object]]:
-    spec = importlib.util.spec_from_file_location("bfcl_mt_corpus", ROOT / "benchmarks" / "bfcl_mt_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    rows: list[dict[str, object]] = module.entries(str(fetch_bfcl(quiet=True)), per_category)
-    return rows
 
 
 @pytest.fixture
@@ -41,12 +29,14 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     truth._category_truth.cache_clear()
 
 
-def _verdicts(rows: list[dict[str, object]]) -> list[str | None]:
+def _verdicts(rows: list[dict[str, Any]]) -> list[str | None]:
     return [check_multi_turn(task_of(str(r["id"])), r["result"], r["shape"] == "fc") for r in rows]
 
 
-def test_the_cache_changes_no_verdict(own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rows = _rows(6)
+def test_the_cache_changes_no_verdict(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch, bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]]
+) -> None:
+    rows = bfcl_mt_corpus(6)
     cached = _verdicts(rows)  # builds the four categories' files, then reads them
     assert len(list(own_cache.glob("bfcl-truth/*/multi_turn_*.pickle"))) == 4
     truth._category_truth.cache_clear()
@@ -93,7 +83,9 @@ def test_a_hand_made_task_is_replayed_not_read_from_the_cache(own_cache: Path) -
     assert not list(own_cache.glob("bfcl-truth/*/*.pickle"))  # nothing built for it
 
 
-def test_a_fresh_process_reads_the_cache_before_importing_any_api_class() -> None:
+def test_a_fresh_process_reads_the_cache_before_importing_any_api_class(
+    bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]],
+) -> None:
     """The pickles name BFCL's classes: a process that reads them first (nothing replayed yet) must
     import them from the wheel's code, or unpickling fails."""
     code = (
@@ -102,7 +94,7 @@ def test_a_fresh_process_reads_the_cache_before_importing_any_api_class() -> Non
         "rows = json.loads(sys.stdin.read())\n"
         "print(json.dumps([check_multi_turn(task_of(r['id']), r['result'], r['shape'] == 'fc') for r in rows]))"
     )
-    rows = [r for r in _rows(2) if str(r["id"]).startswith("multi_turn_miss_func")]
+    rows = [r for r in bfcl_mt_corpus(2) if str(r["id"]).startswith("multi_turn_miss_func")]
     want = [check_multi_turn(task_of(str(r["id"])), r["result"], r["shape"] == "fc") for r in rows]  # builds it
     for _ in range(2):
         got = subprocess.run([sys.executable, "-c", code], input=json.dumps(rows), capture_output=True, text=True)
