@@ -9,15 +9,12 @@ that recurs in the batch reuses its :class:`SampleScorer`). :func:`to_verdict` t
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-import pickle
-import signal
 from collections.abc import Iterable, Sequence
-from typing import NoReturn
+from typing import Any
 
-from robustcall.core import Sample, ToolSpec
+from robustcall.core import Sample, ToolSpec, forked_map
 from robustcall.formats import OutputFormat, read_tool_calls_shared
 from robustcall.score._bfcl_ast import Call
 from robustcall.score._scorer import SampleScorer, Scored
@@ -100,51 +97,22 @@ def _score_slice(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, 
 
 
 def _score_parallel(items: list[tuple[Sample, str]], fmt: OutputFormat | None, processes: int) -> list[Scored]:
-    """Contiguous slices: the first scored here, each other one in a child made by a bare
-    ``os.fork`` (the batch is inherited, nothing pickled on the way in) that pickles its results
-    as plain tuples into a pipe and leaves with ``os._exit``. A ``multiprocessing`` pool would add
-    its start-up and shut-down (threads, queues: 10-25 ms here) to a job of about a tenth of a second."""
+    """Contiguous slices, the first scored here and each other one in a forked child that inherits
+    the batch (nothing pickled on the way in) and sends back plain tuples (``core.forked_map``)."""
     n = len(items)
     cuts = [n * i // processes for i in range(processes + 1)]
-    children: list[tuple[int, int]] = []
-    try:
-        for i in range(1, processes):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: never returns
-                os.close(r)
-                _child(items, fmt, cuts[i], cuts[i + 1], w)
-            os.close(w)
-            children.append((pid, r))
-        out = _score_slice(items, fmt, cuts[0], cuts[1])
-        while children:
-            pid, r = children.pop(0)
-            with os.fdopen(r, "rb") as f:
-                data = f.read()
-            os.waitpid(pid, 0)
-            ok, got = pickle.loads(data) if data else (False, "the worker exited without a result")
-            if not ok:
-                raise RuntimeError(f"score_texts worker failed: {got}")
-            out.extend(map(Scored._make, got))
-    finally:
-        for pid, r in children:  # only after an error here: do not leave children behind
-            with contextlib.suppress(OSError):
-                os.close(r)
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-    return out
 
-
-def _child(items: Sequence[tuple[Sample, str]], fmt: OutputFormat | None, lo: int, hi: int, w: int) -> NoReturn:
-    code = 0
-    try:
+    def part(bounds: tuple[int, int]) -> list[tuple[Any, ...]]:
+        lo, hi = bounds
         try:
             # plain tuples: a named tuple pickles through copyreg, about ten times slower
-            got: object = (True, [tuple.__new__(tuple, s) for s in _score_slice(items, fmt, lo, hi)])
-        except BaseException as exc:  # reported to the parent, which raises
-            got, code = (False, f"{type(exc).__name__}: {exc}"), 1
-        with os.fdopen(w, "wb") as f:
-            f.write(pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL))
-    finally:
-        os._exit(code)
+            return [tuple.__new__(tuple, s) for s in _score_slice(items, fmt, lo, hi)]
+        except Exception as exc:
+            if lo == 0:  # the slice scored here: its error as it is
+                raise
+            raise RuntimeError(f"score_texts worker failed: {type(exc).__name__}: {exc}") from None
+
+    out: list[Scored] = []
+    for got in forked_map(part, [(cuts[i], cuts[i + 1]) for i in range(processes)], processes):
+        out.extend(map(Scored._make, got))
+    return out
