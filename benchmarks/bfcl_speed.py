@@ -2,8 +2,9 @@
 
 Builds the folder of ``bfcl_folder.py`` (every category robustcall scores, from the wheel's ground
 truth, right and wrong answers), then, after one untimed warm-up round (it byte-compiles what an
-installed package has compiled already, and fills robustcall's cache of BFCL's multi-turn ground
-truth; ``--cold`` empties that cache before every round instead), runs in rounds (``--repeat``,
+installed package has compiled already, and fills robustcall's caches of what it derives from the
+wheel: its unpacked code, its samples, BFCL's multi-turn ground-truth replays; ``--cold`` empties
+them before every round, as on the first run after installing), runs in rounds (``--repeat``,
 default 3)
 
 - upstream: ``benchmarks/bfcl_evaluate.py`` in the oracle venv (BFCL's own ``evaluate_task`` per
@@ -71,13 +72,14 @@ def main() -> None:
     ap.add_argument("--venv", type=Path, required=True, help="the oracle venv (../shared/tools/bfcl_oracle)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--three", action="store_true", help="also time import + score + export as three commands")
-    ap.add_argument("--cold", action="store_true", help="empty the multi-turn ground-truth cache before each round")
+    ap.add_argument("--cold", action="store_true", help="empty the caches of what is derived from the wheel each round")
     args = ap.parse_args()
     from robustcall.core import cache_dir
-    from robustcall.sources import fetch_bfcl
+    from robustcall.sources import bfcl_code_root, fetch_bfcl
 
     work = Path(tempfile.mkdtemp(prefix="bfcl-speed-"))
-    counts = bfcl_folder.build(str(fetch_bfcl(quiet=True)), work / "result")
+    wheel = fetch_bfcl(quiet=True)
+    counts = bfcl_folder.build(str(wheel), work / "result")
     print(f"folder: {sum(counts.values())} entries in {len(counts)} files ({len(counts)} categories)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["OPENAI_API_KEY"] = "unused"
@@ -99,8 +101,9 @@ def main() -> None:
     for n in range(args.repeat + 1):  # round 0: the warm-up, not timed
         for path in ("run", "ours", "ours1", "run3", "ours3", "upstream"):
             shutil.rmtree(work / path, ignore_errors=True)
-        if args.cold:
-            shutil.rmtree(cache_dir("bfcl-truth"), ignore_errors=True)
+        if args.cold:  # as on the first run after installing: nothing derived from the wheel kept
+            for kept in (cache_dir("bfcl-truth"), cache_dir("bfcl-samples"), bfcl_code_root(wheel)):
+                shutil.rmtree(kept, ignore_errors=True)
         last = n == args.repeat
         for name, steps in commands.items():
             runs = [_run(step, env) for step in steps]
