@@ -288,3 +288,24 @@ def test_import_bfcl_needs_a_run_or_a_score_folder(tmp_path: Path) -> None:
     res = runner.invoke(app, ["import", "bfcl", str(tmp_path)])
     assert res.exit_code == 2
     assert "give --out (a run to write), --bfcl-out (BFCL's score folder) or both" in res.output
+
+
+def test_a_bad_line_in_a_forked_part_is_said_in_one_line(tmp_path: Path) -> None:
+    """The parts run in forked children: a malformed line or an unknown id still ends the command
+    with one line naming the file and line, as the import does."""
+    good = {"id": "live_relevance_0-0-0", "result": []}
+    files = {
+        "m-FC/live/BFCL_v4_live_relevance_result.json": [good],
+        "m-FC/multi_turn/BFCL_v4_multi_turn_base_result.json": [{"id": "multi_turn_base_999", "result": []}],
+    }
+    _write(tmp_path / "unknown", files)
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "unknown"), "--bfcl-out", str(tmp_path / "s")])
+    assert res.exit_code != 0
+    assert "BFCL_v4_multi_turn_base_result.json:1: id 'multi_turn_base_999' is not a BFCL v4" in res.output
+    assert "Traceback" not in res.output
+    bad = tmp_path / "bad" / "m-FC" / "live" / "BFCL_v4_live_relevance_result.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(json.dumps(good) + "\n{not json\n")
+    res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "bad"), "--bfcl-out", str(tmp_path / "s2")])
+    assert res.exit_code != 0 and f"{bad}:2: not JSON" in res.output.replace("\n", "")
+    assert "Traceback" not in res.output
