@@ -141,15 +141,16 @@ def import_bfcl_cmd(
         Path | None,
         typer.Option(
             "--bfcl-out",
-            help="Also score the run and write BFCL's score files and data_*.csv tables here, in one process "
-            "(what `score OUT --bootstrap 0` then `export bfcl-scores OUT --out DIR` write).",
+            help="Write BFCL's score files and data_*.csv tables here, as `bfcl evaluate` does. With --out, "
+            "from the run scored in the same process (what `score OUT --bootstrap 0` then `export bfcl-scores "
+            "OUT --out DIR` write); alone, `bfcl evaluate`'s job with no run kept, one forked part per core.",
         ),
     ] = None,
 ) -> None:
     """BFCL result files (v3 or v4) as a robustcall run of clean BFCL samples, scored by `robustcall score`
     with BFCL's verdicts. Files of categories robustcall does not score (v3's exec_*, sql, chatable) and
     memory prerequisite files are skipped with a line each. With --bfcl-out, scored at once and written
-    as `bfcl evaluate` writes its score folder."""
+    as `bfcl evaluate` writes its score folder; with --bfcl-out alone, no run is kept."""
     import gc
 
     # a batch of acyclic records (a whole result folder, held until written): the cyclic collector's
