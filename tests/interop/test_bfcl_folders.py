@@ -309,3 +309,20 @@ def test_a_bad_line_in_a_forked_part_is_said_in_one_line(tmp_path: Path) -> None
     res = runner.invoke(app, ["import", "bfcl", str(tmp_path / "bad"), "--bfcl-out", str(tmp_path / "s2")])
     assert res.exit_code != 0 and f"{bad}:2: not JSON" in res.output.replace("\n", "")
     assert "Traceback" not in res.output
+
+
+def test_the_console_script_leaves_after_bfcl_evaluates_job_with_every_line_said(tmp_path: Path) -> None:
+    """Its files written, `import bfcl --bfcl-out` leaves without Python's teardown (cli._errors.
+    skip_teardown): the exit status is 0 and the report's last line is not lost."""
+    import subprocess
+    import sys
+
+    _write(tmp_path / "res", {"m-FC/live/BFCL_v4_live_relevance_result.json": [
+        {"id": "live_relevance_0-0-0", "result": [{"get_weather": '{"city": "Paris"}'}]},
+    ]})  # fmt: skip
+    cmd = [sys.executable, "-m", "robustcall.cli.main", "import", "bfcl", str(tmp_path / "res"),
+           "--bfcl-out", str(tmp_path / "s")]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.rstrip().endswith("1 score files and the data_*.csv tables")
+    assert (tmp_path / "s" / "m-FC" / "live" / "BFCL_v4_live_relevance_score.json").is_file()
