@@ -2,7 +2,7 @@
 write BFCL's score folder, keeping no run (``robustcall import bfcl RESULT --bfcl-out DIR``).
 
 The folder's files are scored in as many parts as there are cores, of about equal cost (a
-multi-turn entry, replayed turn by turn on BFCL's API classes, costs about four single-turn ones),
+multi-turn entry, replayed turn by turn on BFCL's API classes, costs about five single-turn ones),
 each part in a forked child (``core.forked_map``) that reads only the wheel's data its files need
 and sends back only its score files' lines; the verdicts are the same on one core or several.
 """
@@ -45,10 +45,10 @@ class _Part:
     skipped: list[str]
 
 
-_WEIGHTS = {**dict.fromkeys(MULTI_TURN_CATEGORIES, 4.0), "format_sensitivity": 2.0}
-"""An entry's cost relative to a single-turn one (measured: ~300, ~160 and ~70 µs)."""
-_MULTI_TURN_START = 500.0
-"""Importing BFCL's API classes, in single-turn entries."""
+_WEIGHTS = {**dict.fromkeys(MULTI_TURN_CATEGORIES, 5.5), "format_sensitivity": 2.5}
+"""An entry's cost relative to a single-turn one (measured, the caches warm: ~355, ~160 and ~65 µs)."""
+_MULTI_TURN_START = 600.0
+"""Importing BFCL's API classes (~40 ms), in single-turn entries."""
 
 
 def split_files(files: Sequence[Path], parts: int) -> list[tuple[Path, ...]]:
