@@ -20,6 +20,7 @@ injection is appended to a JSONL log.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -423,30 +424,23 @@ async def connected_proxy(
 ) -> AsyncIterator[McpProxy]:
     """A proxy whose upstream is connected (or replayed from ``replay``) and listed; closed on exit.
     ``fault_key`` seeds the fault session with the profile (``mcp run``: the episode's id)."""
-    if replay is not None:
-        proxy = McpProxy(Replayer(replay), profile, log_path, layers, session=session, log_calls=log_calls,
-                         key=fault_key)  # fmt: skip
+    async with contextlib.AsyncExitStack() as stack:
+        recorder: Recorder | None = None
+        if replay is not None:
+            up: Upstream = Replayer(replay)
+        else:
+            target = upstream_target(upstream)
+            if errlog is not None and isinstance(target, StdioServerParameters):
+                target = stdio_client(target, errlog=errlog)  # type: ignore[assignment]
+            up = LiveUpstream(await stack.enter_async_context(Client(target, cache=None)))
+            if record is not None:
+                up = recorder = Recorder(up, record, workdir=workdir)
+        proxy = McpProxy(up, profile, log_path, layers, session=session, log_calls=log_calls, key=fault_key)
         await proxy.load_tools()
-        try:
-            yield proxy
-        finally:
-            proxy.close()
-        return
-    target = upstream_target(upstream)
-    if errlog is not None and isinstance(target, StdioServerParameters):
-        target = stdio_client(target, errlog=errlog)  # type: ignore[assignment]
-    async with Client(target, cache=None) as client:
-        up: Upstream = LiveUpstream(client)
-        recorder = Recorder(up, record, workdir=workdir) if record is not None else None
-        proxy = McpProxy(recorder or up, profile, log_path, layers, session=session, log_calls=log_calls,
-                         key=fault_key)  # fmt: skip
-        await proxy.load_tools()
-        try:
-            yield proxy
-        finally:
-            proxy.close()
-            if recorder is not None:
-                recorder.close()
+        if recorder is not None:  # closed after the proxy, before the upstream's connection
+            stack.callback(recorder.close)
+        stack.callback(proxy.close)
+        yield proxy
 
 
 async def serve(
