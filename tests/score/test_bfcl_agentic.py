@@ -44,3 +44,25 @@ def test_answers_are_standardised_as_upstream_does() -> None:
     assert check_agentic([["He is ZHANG YIMING."]], ["Zhang Yiming"], False) is None
     assert check_agentic([["Zhang Yimingson"]], ["Zhang Yiming"], False) == "agentic:answer_not_found"
     assert check_agentic([[""]], ["x"], False) == "agentic:no_last_message"
+
+
+def test_contains_word_is_upstreams_regex_search() -> None:
+    """``contains_word`` answers as upstream's ``re.search(rf"\\b{re.escape(answer)}\\b", text)`` on
+    answers that start or end with a non-word character, repeat, sit at either end, are empty or
+    are not ASCII."""
+    import random
+    import re
+
+    from robustcall.score._bfcl_agentic import contains_word
+
+    texts = ["", " ", "a", "ab ab", "$5 and 5$", "x$5", "cost: $5.", "naïve café", "二零二四年", "a_b a-b"]
+    texts += ["ab_", "(ab)"]
+    needles = ["", "a", "ab", "$5", "5$", "$", " ", "b ", "café", "二零", "_", "a_b", "ab)", "(ab"]
+    rng = random.Random(7)
+    alphabet = "ab_ $5-é二"
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(400)]
+    needles += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3))) for _ in range(60)]
+    for text in texts:
+        for needle in needles:
+            want = re.search(rf"\b{re.escape(needle)}\b", text) is not None
+            assert contains_word(text, needle) is want, (text, needle)

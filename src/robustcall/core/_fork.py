@@ -52,11 +52,14 @@ def _round(fn: Callable[[T], R], parts: Sequence[T], first_here: bool) -> list[R
             os.close(w)
             children.append((pid, r))
         out = [fn(parts[0])] if first_here else []
-        while children:
-            pid, r = children.pop(0)
+        blobs: list[bytes] = []
+        for k, (pid, r) in enumerate(children):  # every result first: each child exits while the next is read
+            children[k] = (pid, -1)
             with os.fdopen(r, "rb") as f:
-                data = f.read()
-            os.waitpid(pid, 0)
+                blobs.append(f.read())
+        while children:
+            os.waitpid(children.pop(0)[0], 0)
+        for data in blobs:
             if not data:
                 raise RuntimeError("a forked worker exited without a result")
             ok, got = pickle.loads(data)
@@ -65,8 +68,9 @@ def _round(fn: Callable[[T], R], parts: Sequence[T], first_here: bool) -> list[R
             out.append(got)
     finally:
         for pid, r in children:  # only after an error here: leave no child behind
-            with contextlib.suppress(OSError):
-                os.close(r)
+            if r >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(r)
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)

@@ -22,10 +22,19 @@ def _rebuild(cls: type[BaseModel], values: dict[str, Any], given: set[str]) -> B
     return _unvalidated(cls, values, given)
 
 
+def _rebuild_extra(cls: type[BaseModel], values: dict[str, Any], given: set[str], extra: dict[str, Any]) -> BaseModel:
+    """A record of a model that keeps extra fields (``ToolSpec``): one per tool of every sample."""
+    obj = _unvalidated(cls, values, given)
+    object.__setattr__(obj, "__pydantic_extra__", extra)
+    return obj
+
+
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, BaseModel) and obj.__pydantic_extra__ is None and obj.__pydantic_private__ is None:
-            return _rebuild, (type(obj), obj.__dict__, obj.__pydantic_fields_set__)
+        if isinstance(obj, BaseModel) and obj.__pydantic_private__ is None:
+            if obj.__pydantic_extra__ is None:
+                return _rebuild, (type(obj), obj.__dict__, obj.__pydantic_fields_set__)
+            return _rebuild_extra, (type(obj), obj.__dict__, obj.__pydantic_fields_set__, obj.__pydantic_extra__)
         return NotImplemented
 
 

@@ -27,10 +27,12 @@ import os
 import pickle
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from robustcall.core._procworkers import WorkerLost, worker_pool
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -55,6 +57,8 @@ def _pool(long: bool) -> ThreadPoolExecutor:
         with _lock:
             pool = _pools.get(long)
             if pool is None:
+                from concurrent.futures import ThreadPoolExecutor  # here: it brings logging, 3 ms of start-up
+
                 name = "robustcall-cpu-long" if long else "robustcall-cpu"
                 pool = _pools[long] = ThreadPoolExecutor(cpu_count(), thread_name_prefix=name)
     return pool

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -221,6 +219,9 @@ class AgentGymEnv:
                 self.name = f"{name}[{interface}]"
 
     def _request(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        import urllib.error  # here: with ssl and http.client, a tenth of every command's start-up
+        import urllib.request
+
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
         try:

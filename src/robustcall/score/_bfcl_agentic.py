@@ -51,9 +51,31 @@ def check_agentic(result: Any, answers: list[str], fc: bool) -> str | None:
     response = response if type(response) is str else str(response)
     std = standardize_answer(response)
     for answer in answers:
-        if re.search(rf"\b{re.escape(standardize_answer(answer))}\b", std):
+        if contains_word(std, standardize_answer(answer)):
             return None
     return "agentic:answer_not_found"
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what ``\w`` matches in a ``str`` pattern
+
+
+def contains_word(text: str, needle: str) -> bool:
+    """``re.search(rf"\b{re.escape(needle)}\b", text)``, upstream's test, without compiling a pattern
+    per possible answer (a few hundred per folder): an occurrence of ``needle`` with a word
+    boundary (a word character on one side only) at both of its ends."""
+    if not needle:  # ``\b\b``: any boundary at all
+        return any(map(_is_word, text))
+    first, last = _is_word(needle[0]), _is_word(needle[-1])
+    at = text.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        before = at > 0 and _is_word(text[at - 1])
+        after = end < len(text) and _is_word(text[end])
+        if before != first and after != last:
+            return True
+        at = text.find(needle, at + 1)
+    return False
 
 
 def judge_agentic(sample: Sample, raw: str, fc: bool) -> str | None:

@@ -147,8 +147,8 @@ _SAMPLES_CACHE_FORMAT = "1"
 def _category_samples(wheel: Path, category: str) -> LoadResult:
     """One category's samples, skips and members' sha256: built from the wheel the first time, then
     read back from the cache (``core.dumps_trusted``: a category reads back in about half the time it
-    takes to build). The cache's key is the wheel file, this module's and the data model's source
-    and pydantic's version: a change to any of them builds anew."""
+    takes to build). The cache's key is the wheel file, this module's, the data model's and the
+    pickle's source and pydantic's version: a change to any of them builds anew."""
     path = _samples_cache(wheel) / f"{category}.pickle"
     try:
         kept = loads_trusted(path.read_bytes())
@@ -168,7 +168,7 @@ def _samples_cache(wheel: Path) -> Path:
 
     digest = hashlib.sha256(f"{_SAMPLES_CACHE_FORMAT} {wheel.name} {wheel.stat().st_size} {pydantic.VERSION}".encode())
     here = Path(__file__).resolve()
-    for source in (here, here.parents[1] / "core" / "_model.py"):
+    for source in (here, here.parents[1] / "core" / "_model.py", here.parents[1] / "core" / "_trusted_pickle.py"):
         digest.update(source.read_bytes())
     return cache_dir("bfcl-samples", digest.hexdigest()[:16])
 

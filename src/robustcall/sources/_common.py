@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from robustcall.core import file_sha256
 from robustcall.sources._types import MissingDataError, SourceFormatError
-
-log = logging.getLogger("robustcall.sources")
 
 
 class Skips:
@@ -23,8 +20,10 @@ class Skips:
         self._counts: Counter[str] = Counter()
 
     def add(self, reason: str, item: str) -> None:
+        import logging  # here, not at start-up: only a skip logs
+
         self._counts[reason] += 1
-        log.debug("%s: skipped %s (%s)", self.source, item, reason)
+        logging.getLogger("robustcall.sources").debug("%s: skipped %s (%s)", self.source, item, reason)
 
     def add_counts(self, counts: dict[str, int]) -> None:
         """Skips counted elsewhere (a cached load), reason -> count."""
