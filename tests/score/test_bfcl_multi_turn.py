@@ -59,3 +59,45 @@ def test_fc_decoder_reads_json_arguments_and_refuses_text() -> None:
     for item in ("Done.", [{"cd": "not json"}], [{"cd": "[1]"}]):
         with pytest.raises(NotCalls):
             decode_fc(item)
+
+
+def test_turns_that_follow_the_ground_truth_get_the_verdicts_of_running_them(
+    bfcl_mt_corpus: Callable[[int], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turns that make the ground truth's calls are not run (their results and state are the truth's):
+    the verdicts equal those of running every call, and the corpus has such turns before other ones."""
+    from robustcall.score import _bfcl_multi_turn
+
+    rows = bfcl_mt_corpus(25)
+    fast = [check_multi_turn(task_of(r["id"]), r["result"], r["shape"] == "fc") for r in rows]
+    followed = []
+    real = _bfcl_multi_turn.truth_calls_alike
+
+    def counting(*args: Any) -> bool:
+        followed.append(real(*args))
+        return followed[-1]
+
+    monkeypatch.setattr(_bfcl_multi_turn, "truth_calls_alike", counting)
+    assert [check_multi_turn(task_of(r["id"]), r["result"], r["shape"] == "fc") for r in rows] == fast
+    assert followed.count(True) > 100 and followed.count(False) > 100
+    monkeypatch.setattr(_bfcl_multi_turn, "truth_calls_alike", lambda *args: False)
+    assert [check_multi_turn(task_of(r["id"]), r["result"], r["shape"] == "fc") for r in rows] == fast
+
+
+def test_a_ground_truth_call_spelled_as_a_function_calling_answer_runs_alike() -> None:
+    from robustcall.score._bfcl_truth import fc_spelling
+
+    assert fc_spelling("mv(source='a.pdf', destination='temp')") == "mv(source='a.pdf',destination='temp')"
+    assert fc_spelling('echo(content="it\'s", n=-2, xs=[1, 2.5], d={"k": None})') == (
+        "echo(content=\"it's\",n=-2,xs=[1, 2.5],d={'k': None})"
+    )
+    for call in ("mv('a.pdf', 'temp')", "a.b(x=1)", "f(**k)", "f(x=y)", "f(x=", "f(x=1)()"):
+        assert fc_spelling(call) is None, call
+    task = task_of("multi_turn_base_0")
+    from robustcall.envs import BfclInstances
+
+    inst = BfclInstances(task.classes, task.initial_config, task.long_context)
+    assert inst.runs_alike("cd(folder='document')", 'cd(folder = "document")')
+    assert not inst.runs_alike("cd(folder='document')", "cd(folder='documents')")
+    assert not inst.runs_alike("ls(a=1)", "ls(a=True)")
+    assert not inst.runs_alike("ls(a=1)", "ls(a=1")

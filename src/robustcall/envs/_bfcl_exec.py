@@ -96,13 +96,28 @@ class BfclInstances:
         """Each call string's result text, as BFCL's executor writes it."""
         return [self._execute_one(call) for call in calls]
 
-    def _execute_one(self, call: str) -> str:
-        methods = self._methods
-        processed = _CALLED_NAME.sub(lambda m: f"{methods[m[1]]}.{m[1]}" if m[1] in methods else m[1], call)
+    def runs_alike(self, call: str, other: str) -> bool:
+        """Whether the two call strings run alike on these instances: the same name checked against
+        ``DENIED`` and the same parsed expression (``cd(folder='x')`` and ``cd(folder="x")``), so the
+        same methods with the same arguments; a string that does not parse runs like none."""
+        if call == other:
+            return True
+        processed, processed_other = self._processed(call), self._processed(other)
+        if _head(processed) != _head(processed_other):
+            return False
         try:
-            head = processed.split("(")[0] if "(" in processed else processed
-            if "." in head:
-                head = head.split(".")[1]
+            return ast.dump(_parsed(processed)) == ast.dump(_parsed(processed_other))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+
+    def _processed(self, call: str) -> str:
+        methods = self._methods
+        return _CALLED_NAME.sub(lambda m: f"{methods[m[1]]}.{m[1]}" if m[1] in methods else m[1], call)
+
+    def _execute_one(self, call: str) -> str:
+        processed = self._processed(call)
+        try:
+            head = _head(processed)
             if head in DENIED:
                 raise PermissionError(f"Function call {head} is not allowed.")
             value = self._eval(_parsed(processed))
@@ -146,6 +161,12 @@ class BfclInstances:
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             return _binary(node.op, self._eval(node.left), self._eval(node.right))
         raise UnsupportedExpression(f"unsupported expression {type(node).__name__}")
+
+
+def _head(processed: str) -> str:
+    """The name BFCL's executor checks against ``DENIED``: before the first ``(``, after the first ``.``."""
+    head = processed.split("(")[0] if "(" in processed else processed
+    return head.split(".")[1] if "." in head else head
 
 
 @lru_cache(maxsize=65536)

@@ -46,6 +46,7 @@ from robustcall.core import (
     Sample,
     ToolCall,
     jsonl_lines,
+    read_call,
     read_checkpoint,
     read_run_meta,
     record_key,
@@ -88,7 +89,8 @@ class _NotCalls(ValueError):
     """An FC answer BFCL's decoder cannot read as calls: BFCL scores it as one without any."""
 
 
-def _fc_calls(result: list[Any]) -> list[ToolCall]:
+def _fc_calls(result: list[Any], names: dict[str, str]) -> list[ToolCall]:
+    """The calls of a function-calling answer, each name read through ``names`` (when there)."""
     calls = []
     for item in result:
         if not isinstance(item, dict) or len(item) != 1:
@@ -101,7 +103,8 @@ def _fc_calls(result: list[Any]) -> list[ToolCall]:
                 raise _NotCalls(f"arguments of {name} are not JSON: {exc}") from None
         if not isinstance(args, dict):
             raise _NotCalls(f"arguments of {name} are not an object")
-        calls.append(ToolCall(name=str(name), arguments=args))
+        name = str(name)
+        calls.append(read_call(names.get(name, name), args))
     return calls
 
 
@@ -209,13 +212,12 @@ def _prediction(sample: Sample, result: Any, where: str, underscored: bool, fc_h
             return _language_prediction(sample, result, where)
         return _python_prediction(result)
     if isinstance(result, list):
+        # the handler saw a.b as a_b when underscored: its a_b is read as the sample's a.b
+        back = {fc_name(t.name): t.name for t in sample.tools if "." in t.name} if underscored else {}
         try:
-            calls = _fc_calls(result)
+            calls = _fc_calls(result, back)
         except _NotCalls as exc:  # BFCL: decoder_failed (no call: right on irrelevance, wrong elsewhere)
             return Prediction(raw_output="", error=f"BFCL cannot decode the answer: {exc}", error_kind="model_format")
-        if underscored:  # the handler saw a.b as a_b: read its a_b as the sample's a.b
-            back = {fc_name(t.name): t.name for t in sample.tools if "." in t.name}
-            calls = [c.model_copy(update={"name": back.get(c.name, c.name)}) for c in calls]
         return Prediction(raw_output="", tool_calls=calls)
     raise BfclFileError(f"{where}: `result` is neither text nor a list of calls")
 

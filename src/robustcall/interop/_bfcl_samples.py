@@ -4,6 +4,7 @@ web-search entries (``bfcl_agentic``), under the ids BFCL's result files use."""
 
 from __future__ import annotations
 
+import functools
 import json
 import zipfile
 from collections.abc import Iterable
@@ -63,7 +64,7 @@ def agentic_samples(category: str, handler: str) -> dict[str, Sample]:
                     "bfcl_eval": BFCL_VERSION,
                     "wheel_category": base,
                     HANDLER_KEY: handler,
-                    ANSWERS_KEY: answers[str(q["id"])],
+                    ANSWERS_KEY: list(answers[str(q["id"])]),
                 },
             ),
             conversation=[Message(role=m["role"], content=m["content"]) for m in turn],
@@ -74,6 +75,7 @@ def agentic_samples(category: str, handler: str) -> dict[str, Sample]:
     return out
 
 
+@functools.cache  # the three memory categories read one file, the two web-search ones another
 def _wheel_entries(base: str) -> tuple[list[dict[str, Any]], dict[str, list[Any]]]:
     with zipfile.ZipFile(fetch_bfcl(quiet=True)) as zf:
 

@@ -16,6 +16,13 @@ In order, the first failure gives the entry's ``error_type``:
   attribute of some instance differs from the ground truth's: ``multi_turn:instance_state_mismatch``;
   some result of the turn's ground-truth calls is missing from the model's results of all turns so
   far (counted with multiplicity, in any order): ``multi_turn:execution_response_mismatch``.
+
+While the model's turns make the ground truth's calls (as written, or as a function-calling handler
+spells them, checked to run alike), nothing of its own is run: the same calls on the same state give
+the truth's results and state (the APIs are deterministic, which the replay's cache relies on too),
+so those turns pass both checks. At its first other turn, its instances are built by running the
+turns so far, and from there on it is run as above; the verdicts are the same
+(``tests/score/test_bfcl_multi_turn.py``, against BFCL's checker).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from typing import Any
 from robustcall.core import Sample
 from robustcall.envs import BfclInstances, MultiTurnTask
 from robustcall.score._bfcl_decode import NotCalls, decode_fc, decode_prompting
-from robustcall.score._bfcl_truth import tasks_by_id, truth_replay, truth_state
+from robustcall.score._bfcl_truth import tasks_by_id, truth_calls_alike, truth_replay, truth_state
 
 
 def task_of(entry_id: str) -> MultiTurnTask:
@@ -64,7 +71,20 @@ def check_multi_turn(task: MultiTurnTask, result: Any, fc: bool) -> str | None:
     model: BfclInstances | None = None  # BFCL loads the model's instances at its first executed step
     all_results: list[str] = []
     replay = truth_replay(task)
-    for steps, gold, truth in zip(turns, task.ground_truth, replay.turns, strict=True):
+    following = True  # every turn so far made the ground truth's calls: nothing of the model's run yet
+    ran = False  # some step so far (BFCL's instances for the model exist)
+    for k, (steps, gold, truth) in enumerate(zip(turns, task.ground_truth, replay.turns, strict=True)):
+        if following and truth_calls_alike(truth, gold, [call for calls in steps for call in calls]):
+            # the truth's calls on the truth's state: its results, its state (the checks below pass)
+            all_results.extend(truth[0])
+            ran = ran or bool(steps)
+            continue
+        if following:  # the model's instances are the truth's after the turns so far: built by running them
+            following = False
+            if ran:
+                model = replay.fresh_instances(task)
+                for earlier in task.ground_truth[:k]:
+                    model.execute(earlier)
         for calls in steps:
             if model is None:
                 model = replay.fresh_instances(task)

@@ -18,6 +18,7 @@ A task that is not the wheel's own (a hand-made one, through the Python API) is 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import hashlib
@@ -30,13 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from robustcall.core import atomic_write_bytes, cache_dir
-from robustcall.envs import BfclInstances, MultiTurnTask, api_class, load_tasks
+from robustcall.envs import BfclInstances, MultiTurnTask, api_class, literal_value, load_tasks
+from robustcall.score._bfcl_decode import NotCalls, decode_fc
 from robustcall.sources import fetch_bfcl
 
-TruthTurn = tuple[list[str], bytes | dict[str, dict[str, Any]]]
-"""One turn of the ground truth's replay: its calls' results, and the public attributes of each API
+TruthTurn = tuple[list[str], bytes | dict[str, dict[str, Any]], list[str] | None]
+"""One turn of the ground truth's replay: its calls' results; the public attributes of each API
 instance after it (``{class: {attribute: value}}``) as they were at that moment: pickled, or (what
-does not pickle) deep-copied."""
+does not pickle) deep-copied; and its calls as a function-calling handler's answer decodes them
+(``cd(folder='x',y=1)`` for ``cd(folder='x', y=1)``), checked to run alike (``None`` where one
+does not, or cannot be spelled so)."""
 
 CACHE_ENV = "ROBUSTCALL_BFCL_TRUTH_CACHE"
 _EXECUTOR = ("envs/_bfcl_exec.py", "envs/_bfcl_dispatch.py", "envs/_bfcl_wheel.py", "score/_bfcl_truth.py")
@@ -69,13 +73,39 @@ def replay_truth(task: MultiTurnTask) -> TruthReplay:
         loaded = None
     turns: list[TruthTurn] = []
     for gold in task.ground_truth:
+        spelled = [fc_spelling(call) for call in gold]
+        checked = None if None in spelled else [s for s in spelled if s is not None]
+        if checked is not None and not all(map(truth.runs_alike, checked, gold)):
+            checked = None
         results = truth.execute(gold)
         state = {cls: _public(inst) for cls, inst in truth.instances.items()}
         try:
-            turns.append((results, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)))
+            turns.append((results, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), checked))
         except (pickle.PicklingError, TypeError, AttributeError):
-            turns.append((results, copy.deepcopy(state)))
+            turns.append((results, copy.deepcopy(state), checked))
     return TruthReplay(loaded, turns)
+
+
+def fc_spelling(call: str) -> str | None:
+    """A ground-truth call string as a function-calling handler's answer decodes (``decode_fc``):
+    ``name(k=repr(v),...)``; ``None`` when it is not a call of a plain name with literal keyword
+    arguments only."""
+    try:
+        node = ast.parse(call, mode="eval").body
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.args:
+            return None
+        if any(k.arg is None for k in node.keywords):
+            return None
+        spelled = decode_fc({node.func.id: {str(k.arg): literal_value(k.value) for k in node.keywords}})
+    except (SyntaxError, ValueError, TypeError, NameError, RecursionError, MemoryError, NotCalls):
+        return None
+    return spelled[0] if len(spelled) == 1 else None
+
+
+def truth_calls_alike(turn: TruthTurn, gold: list[str], calls: list[str]) -> bool:
+    """Whether ``calls`` (a turn's decoded calls, in order) are the turn's ground truth: as written,
+    or as a function-calling handler spells them (and so run alike)."""
+    return calls == gold or (turn[2] is not None and calls == turn[2])
 
 
 def truth_state(turn: TruthTurn) -> dict[str, dict[str, Any]]:
