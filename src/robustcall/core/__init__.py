@@ -130,7 +130,7 @@ from robustcall.core._taxonomy import (
     fault_type,
     type_info,
 )
-from robustcall.core._trusted_pickle import dumps_trusted, loads_trusted
+from robustcall.core._trusted_pickle import dumps_trusted, kept_or_built, loads_trusted
 from robustcall.core._workers import LONG_TEXT_CHARS, cpu_count, in_worker
 
 __all__ = [
@@ -240,6 +240,7 @@ __all__ = [
     "json_line",
     "json_value",
     "jsonl_lines",
+    "kept_or_built",
     "key_arguments",
     "load_config_file",
     "loads_trusted",

@@ -19,7 +19,6 @@ A task that is not the wheel's own (a hand-made one, through the Python API) is 
 from __future__ import annotations
 
 import ast
-import contextlib
 import copy
 import hashlib
 import os
@@ -30,7 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import atomic_write_bytes, cache_dir
+from robustcall.core import cache_dir, kept_or_built
 from robustcall.envs import BfclInstances, MultiTurnTask, api_class, literal_value, load_tasks
 from robustcall.score._bfcl_decode import NotCalls, decode_fc
 from robustcall.sources import fetch_bfcl
@@ -145,17 +144,12 @@ def tasks_by_id(category: str) -> dict[str, MultiTurnTask]:
 
 @cache
 def _category_truth(category: str) -> dict[str, TruthReplay]:
-    path = _folder() / f"{category}.pickle"
-    try:
-        table: dict[str, TruthReplay] = pickle.loads(path.read_bytes())
-        return table
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-        pass  # not built yet, or unreadable: replay and (try to) keep it
-    table = {t.id: replay_truth(t) for t in load_tasks(category)}
     # a read-only cache, or a deep-copied state: the replay is still right, only not kept
-    with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
-        atomic_write_bytes(path, pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
-    return table
+    return kept_or_built(_folder() / f"{category}.pickle", lambda: _replayed(category), dict)
+
+
+def _replayed(category: str) -> dict[str, TruthReplay]:
+    return {t.id: replay_truth(t) for t in load_tasks(category)}
 
 
 @cache

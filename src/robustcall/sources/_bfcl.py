@@ -32,7 +32,6 @@ import contextlib
 import functools
 import hashlib
 import json
-import pickle
 import subprocess
 import sys
 import zipfile
@@ -49,14 +48,12 @@ from robustcall.core import (
     Sample,
     SourceInfo,
     ToolSpec,
-    atomic_write_bytes,
     atomic_write_text,
     cache_dir,
-    dumps_trusted,
     file_sha256,
     json_value,
     jsonl_lines,
-    loads_trusted,
+    kept_or_built,
 )
 from robustcall.sources._common import Skips
 from robustcall.sources._types import LoadResult, SourceError, SourceFormatError
@@ -150,16 +147,7 @@ def _category_samples(wheel: Path, category: str) -> LoadResult:
     takes to build). The cache's key is the wheel file, this module's, the data model's and the
     pickle's source and pydantic's version: a change to any of them builds anew."""
     path = _samples_cache(wheel) / f"{category}.pickle"
-    try:
-        kept = loads_trusted(path.read_bytes())
-        if isinstance(kept, LoadResult):
-            return kept
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-        pass  # not built yet, or unreadable: build it
-    built = _read_category(wheel, category)
-    with contextlib.suppress(OSError, pickle.PicklingError, TypeError):
-        atomic_write_bytes(path, dumps_trusted(built))
-    return built
+    return kept_or_built(path, lambda: _read_category(wheel, category), LoadResult, trusted=True)
 
 
 @functools.cache
