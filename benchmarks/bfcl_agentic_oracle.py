@@ -47,13 +47,17 @@ def answers(gold: list[str], shape: str) -> dict[str, Any]:
 
 
 def main() -> None:
+    import atexit
     import os
+    import shutil
     import tempfile
     import types
     from collections import defaultdict
 
     wheel, dst = sys.argv[1], sys.argv[2]
-    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+    if "BFCL_PROJECT_ROOT" not in os.environ:  # BFCL writes its score and result folders there: ours, removed at exit
+        os.environ["BFCL_PROJECT_ROOT"] = tempfile.mkdtemp(prefix="bfcl-root-")
+        atexit.register(shutil.rmtree, os.environ["BFCL_PROJECT_ROOT"], True)
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
     class Config:

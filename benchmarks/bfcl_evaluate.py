@@ -17,10 +17,12 @@ RUN_DIR/scores.jsonl (`robustcall score`) differ and the agreement k/n. No reque
 """
 
 import argparse
+import atexit
 import contextlib
 import io
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -44,7 +46,9 @@ def main() -> None:
     ap.add_argument("--score-dir", type=Path, help="keep BFCL's score folder here (score files and data_*.csv)")
     ap.add_argument("--ours", type=Path, help="`robustcall export bfcl-scores` folder to diff against BFCL's")
     args = ap.parse_args()
-    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+    if "BFCL_PROJECT_ROOT" not in os.environ:  # BFCL writes its score and result folders there: ours, removed at exit
+        os.environ["BFCL_PROJECT_ROOT"] = tempfile.mkdtemp(prefix="bfcl-root-")
+        atexit.register(shutil.rmtree, os.environ["BFCL_PROJECT_ROOT"], True)
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
     class Config:  # the model's entry in BFCL's list, as far as evaluation reads it

@@ -12,16 +12,20 @@ Each input row's text output is decoded by BFCL's own prompt decoder; its calls,
 are the FC answer. Output lines: {"id", "category", "result" (as an FC handler writes it), "upstream_valid"}.
 """
 
+import atexit
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import types
 from collections import defaultdict
 from pathlib import Path
 
-os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+if "BFCL_PROJECT_ROOT" not in os.environ:  # BFCL writes its score and result folders there: ours, removed at exit
+    os.environ["BFCL_PROJECT_ROOT"] = tempfile.mkdtemp(prefix="bfcl-root-")
+    atexit.register(shutil.rmtree, os.environ["BFCL_PROJECT_ROOT"], True)
 stub = types.ModuleType("bfcl_eval.constants.model_config")
 
 

@@ -15,9 +15,11 @@ numpy pandas tabulate``):
 Writes per answer ``{"id", "kind", "shape", "result", "valid", "error_type"}``.
 """
 
+import atexit
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import types
@@ -79,7 +81,9 @@ def answers(name: str, gold: dict[str, Any], java: bool) -> list[tuple[str, str,
 
 def main() -> None:
     dst = sys.argv[1]
-    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+    if "BFCL_PROJECT_ROOT" not in os.environ:  # BFCL writes its score and result folders there: ours, removed at exit
+        os.environ["BFCL_PROJECT_ROOT"] = tempfile.mkdtemp(prefix="bfcl-root-")
+        atexit.register(shutil.rmtree, os.environ["BFCL_PROJECT_ROOT"], True)
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
     class Config:

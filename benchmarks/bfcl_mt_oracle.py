@@ -10,8 +10,10 @@ with the oracle venv's python (../shared/tools/bfcl_oracle/setup.sh, plus
 Writes per row ``{"n", "id", "variant", "shape", "valid", "error_type"}`` and prints the time taken.
 """
 
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -21,7 +23,9 @@ from collections import defaultdict
 
 def main() -> None:
     src, dst = sys.argv[1], sys.argv[2]
-    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+    if "BFCL_PROJECT_ROOT" not in os.environ:  # BFCL writes its score and result folders there: ours, removed at exit
+        os.environ["BFCL_PROJECT_ROOT"] = tempfile.mkdtemp(prefix="bfcl-root-")
+        atexit.register(shutil.rmtree, os.environ["BFCL_PROJECT_ROOT"], True)
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
     class Config:
