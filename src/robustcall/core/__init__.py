@@ -34,6 +34,7 @@ from robustcall.core._jsonl import (
     validate_line,
     write_jsonl,
 )
+from robustcall.core._lazy import lazy_names
 from robustcall.core._model import (
     MAX_PARSE_CHARS,
     Component,
@@ -242,6 +243,7 @@ __all__ = [
     "jsonl_lines",
     "kept_or_built",
     "key_arguments",
+    "lazy_names",
     "load_config_file",
     "loads_trusted",
     "name_words",

@@ -7,8 +7,9 @@ a name below loads its module (and that module's extra) the first time it is use
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from robustcall.core import lazy_names
 
 if TYPE_CHECKING:
     from robustcall.interop._agentgym_server import AgentGymServer, agentgym_app
@@ -48,11 +49,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
