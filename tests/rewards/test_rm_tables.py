@@ -213,7 +213,8 @@ def test_rm_ablate_trains_a_tiny_rm_per_variant_through_the_cli(tiny_rm: Path, t
     write_jsonl(bench, make_pairs(4))
     out = tmp_path / "ablation"
     args = ["rm", "ablate", str(train), "--bench", str(bench), "--base", str(tiny_rm), "-o", str(out), "--only",
-            "generator", "--max-steps", "1", "--batch-size", "2", "--lr", "1e-3", "--max-length", "512"]  # fmt: skip
+            "generator", "--max-steps", "1", "--batch-size", "2", "--lr", "1e-3", "--max-length", "512",
+            "--scheduler", "linear", "--warmup-ratio", "0.1"]  # fmt: skip
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     md = (out / "rm_ablation.md").read_text()
@@ -224,6 +225,7 @@ def test_rm_ablate_trains_a_tiny_rm_per_variant_through_the_cli(tiny_rm: Path, t
         "ToolRM", "Generator model ablation", "Only large (≥ 12 B) models", "Only small (≤ 2 B) models",
     ]  # fmt: skip
     result = json.loads((out / "rm_ablation.json").read_text())
+    assert (result["settings"]["scheduler"], result["settings"]["warmup_ratio"]) == ("linear", 0.1)
     assert [r["pairs"] for r in result["rows"]] == [12, 3, 3]
     assert all(r["total"] == 4 and r["accuracy"] in (0.0, 0.25, 0.5, 0.75, 1.0) for r in result["rows"])
     assert not (out / "models").exists()  # --no-keep-models (the default) leaves no checkpoints
@@ -238,6 +240,20 @@ def test_rm_ablate_refuses_a_share_outside_0_1(tmp_path: Path) -> None:
     res = runner.invoke(app, ["rm", "ablate", str(train), "--bench", str(train), "--base", "x", "-o",
                               str(tmp_path / "o"), "--only", "optimizer"])  # fmt: skip
     assert res.exit_code == 2 and "'optimizer': one of hyper, data, generator" in res.output
+
+
+def test_rm_train_and_ablate_refuse_an_unknown_scheduler_before_loading_the_model(tmp_path: Path) -> None:
+    """The base ``x`` does not exist: the scheduler is refused first, in one line, never a traceback."""
+    import pytest
+
+    pytest.importorskip("transformers")
+    train = tmp_path / "pairs.jsonl"
+    write_jsonl(train, _train_pairs())
+    common = [str(train), "--base", "x", "-o", str(tmp_path / "o"), "--scheduler", "nonsense"]
+    for args in (["rm", "train", *common], ["rm", "ablate", *common, "--bench", str(train)]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert "'nonsense': one of linear, cosine," in res.output and "Traceback" not in res.output
 
 
 def test_plan_keeps_only_the_asked_sections() -> None:

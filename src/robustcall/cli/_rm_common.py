@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import typer
 from rich.console import Console
 
 from robustcall.cli._errors import CommandError, describe
@@ -22,6 +23,17 @@ console = Console(stderr=True)
 def fail(problem: str | BaseException, hint: str | None = None) -> CommandError:
     """The refusal to raise: ``error: <problem>`` (an exception as the user reads it), exit 1."""
     return CommandError(problem if isinstance(problem, str) else describe(problem), hint=hint)
+
+
+def checked_scheduler(name: str) -> str:
+    """``name`` when transformers knows the learning-rate schedule (checked before the base model
+    loads), else a usage error naming the ones it knows."""
+    from transformers import SchedulerType
+
+    known = [s.value for s in SchedulerType]
+    if name not in known:
+        raise typer.BadParameter(f"{name!r}: one of {', '.join(known)}", param_hint="--scheduler")
+    return name
 
 
 def load_samples(

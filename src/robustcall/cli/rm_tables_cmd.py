@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from robustcall.cli._options import SeedOpt
-from robustcall.cli._rm_common import console, fail, write_json
+from robustcall.cli._rm_common import checked_scheduler, console, fail, write_json
 
 if TYPE_CHECKING:
     from robustcall.report import Table
@@ -110,6 +110,10 @@ def ablate(
     gguf: Annotated[str | None, typer.Option("--gguf", help="GGUF file in --base to dequantise.")] = None,
     lr: Annotated[float, typer.Option("--lr")] = 1e-6,
     epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+    scheduler: Annotated[str, typer.Option("--scheduler", help="As `rm train --scheduler`.")] = "cosine",
+    warmup_ratio: Annotated[
+        float, typer.Option("--warmup-ratio", min=0.0, max=1.0, help="As `rm train --warmup-ratio`.")
+    ] = 0.03,
     center: Annotated[float, typer.Option("--center", help="η of every variant but the centering rows.")] = 0.01,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 8,
     grad_accum: Annotated[int, typer.Option("--grad-accum", min=1)] = 1,
@@ -126,6 +130,7 @@ def ablate(
     from robustcall.report import ablation_table
     from robustcall.rewards import SECTIONS, plan_ablation, run_ablation
 
+    checked_scheduler(scheduler)
     by_key = dict(zip(SECTION_KEYS, SECTIONS, strict=True))
     wrong = [k for k in only or [] if k not in by_key]
     if wrong:
@@ -151,8 +156,9 @@ def ablate(
     )
     for note in notes:
         console.print(f"note: {note}")
-    settings = {"lr": lr, "epochs": epochs, "batch_size": batch_size, "grad_accum": grad_accum,
-                "max_length": max_length, "max_steps": max_steps, "bf16": bf16, "seed": seed}  # fmt: skip
+    settings = {"lr": lr, "epochs": epochs, "scheduler": scheduler, "warmup_ratio": warmup_ratio,
+                "batch_size": batch_size, "grad_accum": grad_accum, "max_length": max_length,
+                "max_steps": max_steps, "bf16": bf16, "seed": seed}  # fmt: skip
 
     def train_score(v: Variant, i: int) -> OutputScorer:
         from robustcall.rewards import HFClassifierScorer, RMTrainConfig, load_base, train_reward_model
@@ -161,6 +167,8 @@ def ablate(
         cfg = RMTrainConfig(
             learning_rate=lr,
             num_train_epochs=epochs,
+            lr_scheduler_type=scheduler,
+            warmup_ratio=warmup_ratio,
             center_rewards_coefficient=v.center,
             per_device_train_batch_size=batch_size,
             gradient_accumulation_steps=grad_accum,

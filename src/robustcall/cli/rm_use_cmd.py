@@ -12,6 +12,7 @@ import typer
 from robustcall.cli._infra import MaxInfraOpt, StopAfterOpt, finish_watched, watching
 from robustcall.cli._options import DEFAULT_CONCURRENCY, ConcOpt, SeedOpt, SettingsOpt
 from robustcall.cli._rm_common import (
+    checked_scheduler,
     close_scorer,
     console,
     fail,
@@ -108,7 +109,7 @@ def train(
     lr: Annotated[float, typer.Option("--lr")] = 1e-6,
     epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
     scheduler: Annotated[str, typer.Option("--scheduler")] = "cosine",
-    warmup_ratio: Annotated[float, typer.Option("--warmup-ratio")] = 0.03,
+    warmup_ratio: Annotated[float, typer.Option("--warmup-ratio", min=0.0, max=1.0)] = 0.03,
     center: Annotated[float, typer.Option("--center", help="Reward centering coefficient η.")] = 0.01,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 8,
     grad_accum: Annotated[int, typer.Option("--grad-accum", min=1)] = 1,
@@ -121,6 +122,7 @@ def train(
     from robustcall.core import JsonlError
     from robustcall.rewards import RMTrainConfig, load_base, read_pairs, train_reward_model
 
+    checked_scheduler(scheduler)
     try:
         rows = read_pairs(pairs)
     except (JsonlError, OSError) as exc:
