@@ -32,6 +32,8 @@ def test_the_page_renders_with_a_caption_under_every_figure_and_no_request(biase
         )
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(120_000)  # bounds on a hang under a loaded CI machine, not timings
+            page.set_default_navigation_timeout(120_000)
 
             def seen(req: Request) -> None:
                 requests.append(req.url)

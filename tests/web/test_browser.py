@@ -64,6 +64,10 @@ def test_upload_through_the_page_shows_the_row(server: str, lb_data: dict[str, P
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # bounds on a hang, not timings: a fully loaded 2-core CI machine once took over the
+            # default 30 s to load the page (alone it takes 1 s)
+            page.set_default_timeout(120_000)
+            page.set_default_navigation_timeout(120_000)
             page.goto(server + "/")
             assert "No submissions yet" in page.inner_text("#leaderboard")
             page.fill("input[name=model]", "Oracle-7B")
