@@ -75,7 +75,7 @@ from robustcall.core._paper import (
     Serving,
     paper_reference,
 )
-from robustcall.core._paths import cache_dir
+from robustcall.core._paths import cache_dir, derived_cache_dir
 from robustcall.core._progress import ProgressSink, progress, progress_to
 from robustcall.core._reads import READ_VERBS, is_read, key_arguments, name_words, reads_back
 from robustcall.core._runfiles import (
@@ -229,6 +229,7 @@ __all__ = [
     "canonical_json",
     "cpu_count",
     "cut_output",
+    "derived_cache_dir",
     "dump_record",
     "dumps_trusted",
     "fault_type",

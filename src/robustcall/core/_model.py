@@ -81,7 +81,7 @@ _SET_EXTRA: Any = vars(BaseModel)["__pydantic_extra__"].__set__
 _SET_PRIVATE: Any = vars(BaseModel)["__pydantic_private__"].__set__
 
 
-def _unvalidated(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
+def _unvalidated(cls: type[_M], values: dict[str, Any], given: set[str], extra: dict[str, Any] | None = None) -> _M:
     """``cls(**{k: values[k] for k in given})`` without pydantic's validation, for values the caller
     has checked to have their declared types (``values``: every field of ``cls``, in declaration
     order, defaults filled in). The object is the one validation builds: the same fields, the same
@@ -89,7 +89,7 @@ def _unvalidated(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
     obj = cls.__new__(cls)
     _SET_DICT(obj, values)
     _SET_FIELDS_SET(obj, given)
-    _SET_EXTRA(obj, None)
+    _SET_EXTRA(obj, extra)  # a model that allows extra fields keeps them here (ToolSpec)
     _SET_PRIVATE(obj, None)
     return obj
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import platformdirs
@@ -14,3 +16,13 @@ def cache_dir(*parts: str) -> Path:
     path = root.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def derived_cache_dir(kind: str, key: str, sources: Iterable[Path]) -> Path:
+    """``cache_dir(kind, <digest>)`` for data derived from the input ``key`` names (a pinned file's
+    name and size, the versions that matter) by the code in ``sources``: a change to either is a new
+    folder, never a stale entry."""
+    digest = hashlib.sha256(key.encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    return cache_dir(kind, digest.hexdigest()[:16])

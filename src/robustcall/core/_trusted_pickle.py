@@ -2,8 +2,9 @@
 
 A pydantic model pickles through ``__getstate__`` / ``__setstate__``, Python code run per object:
 reading back the 3,641 BFCL single-turn samples that way takes longer than building them from the
-wheel. Here each record is written as its class, its field values and the fields set, and read
-back by building the object from those (``_unvalidated``, what ``model_construct`` does, faster).
+wheel. Here each record is written as its class, its field values, the fields set and its extra
+fields, and read back by building the object from those (``_unvalidated``, what ``model_construct``
+does, faster).
 Only for data robustcall built (and so validated) itself: nothing read back is checked again.
 """
 
@@ -24,23 +25,10 @@ from robustcall.core._model import _unvalidated
 T = TypeVar("T")
 
 
-def _rebuild(cls: type[BaseModel], values: dict[str, Any], given: set[str]) -> BaseModel:
-    return _unvalidated(cls, values, given)
-
-
-def _rebuild_extra(cls: type[BaseModel], values: dict[str, Any], given: set[str], extra: dict[str, Any]) -> BaseModel:
-    """A record of a model that keeps extra fields (``ToolSpec``): one per tool of every sample."""
-    obj = _unvalidated(cls, values, given)
-    object.__setattr__(obj, "__pydantic_extra__", extra)
-    return obj
-
-
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, BaseModel) and obj.__pydantic_private__ is None:
-            if obj.__pydantic_extra__ is None:
-                return _rebuild, (type(obj), obj.__dict__, obj.__pydantic_fields_set__)
-            return _rebuild_extra, (type(obj), obj.__dict__, obj.__pydantic_fields_set__, obj.__pydantic_extra__)
+            return _unvalidated, (type(obj), obj.__dict__, obj.__pydantic_fields_set__, obj.__pydantic_extra__)
         return NotImplemented
 
 

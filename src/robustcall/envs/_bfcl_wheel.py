@@ -10,14 +10,13 @@ eight API modules are imported; they need nothing beyond the standard library ex
 
 from __future__ import annotations
 
-import hashlib
 import zipfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import ToolSpec, cache_dir, json_value, jsonl_lines, kept_or_built
+from robustcall.core import ToolSpec, derived_cache_dir, json_value, jsonl_lines, kept_or_built
 from robustcall.sources import SourceError, bfcl_module, fetch_bfcl
 
 _BACKEND = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
@@ -96,9 +95,7 @@ def load_tasks(category: str = "multi_turn_base") -> list[MultiTurnTask]:
 @cache
 def _tasks_cache() -> Path:
     wheel = _wheel()
-    digest = hashlib.sha256(f"{wheel.name} {wheel.stat().st_size}".encode())
-    digest.update(Path(__file__).read_bytes())
-    return cache_dir("bfcl-tasks", digest.hexdigest()[:16])
+    return derived_cache_dir("bfcl-tasks", f"{wheel.name} {wheel.stat().st_size}", [Path(__file__)])
 
 
 def _read_tasks(category: str) -> list[MultiTurnTask]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import hashlib
 import os
 import pickle
 import sys
@@ -29,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from robustcall.core import cache_dir, kept_or_built
+from robustcall.core import derived_cache_dir, kept_or_built
 from robustcall.envs import BfclInstances, MultiTurnTask, api_class, literal_value, load_tasks
 from robustcall.score._bfcl_decode import NotCalls, decode_fc
 from robustcall.sources import fetch_bfcl
@@ -155,7 +154,5 @@ def _replayed(category: str) -> dict[str, TruthReplay]:
 @cache
 def _folder() -> Path:
     wheel = fetch_bfcl(quiet=True)
-    digest = hashlib.sha256(f"{wheel.name} {wheel.stat().st_size} {sys.version_info[:2]}".encode())
-    for name in _EXECUTOR:
-        digest.update((_PACKAGE / name).read_bytes())
-    return cache_dir("bfcl-truth", digest.hexdigest()[:16])
+    key = f"{wheel.name} {wheel.stat().st_size} {sys.version_info[:2]}"
+    return derived_cache_dir("bfcl-truth", key, (_PACKAGE / name for name in _EXECUTOR))

@@ -50,6 +50,7 @@ from robustcall.core import (
     ToolSpec,
     atomic_write_text,
     cache_dir,
+    derived_cache_dir,
     file_sha256,
     json_value,
     jsonl_lines,
@@ -154,11 +155,10 @@ def _category_samples(wheel: Path, category: str) -> LoadResult:
 def _samples_cache(wheel: Path) -> Path:
     import pydantic
 
-    digest = hashlib.sha256(f"{_SAMPLES_CACHE_FORMAT} {wheel.name} {wheel.stat().st_size} {pydantic.VERSION}".encode())
+    key = f"{_SAMPLES_CACHE_FORMAT} {wheel.name} {wheel.stat().st_size} {pydantic.VERSION}"
     here = Path(__file__).resolve()
-    for source in (here, here.parents[1] / "core" / "_model.py", here.parents[1] / "core" / "_trusted_pickle.py"):
-        digest.update(source.read_bytes())
-    return cache_dir("bfcl-samples", digest.hexdigest()[:16])
+    core = here.parents[1] / "core"
+    return derived_cache_dir("bfcl-samples", key, [here, core / "_model.py", core / "_trusted_pickle.py"])
 
 
 def _read_category(wheel: Path, category: str) -> LoadResult:
